@@ -1,0 +1,15 @@
+#pragma once
+// Each sub-command lives in its own cmd_*.cpp: it declares its options on the CLI11 app and
+// installs the action main() runs after parsing. Actions return the exit code; they throw
+// InputError for bad input (main prints it and exits 2).
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace geotrain::cli {
+
+using Action = std::function<int()>;
+
+void add_check_command(CLI::App& app, Action& action);
+void add_topology_command(CLI::App& app, Action& action);
+
+}  // namespace geotrain::cli

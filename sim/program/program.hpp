@@ -1,0 +1,123 @@
+#pragma once
+// The Program IR shared by every executor (../../shared/design/ARCHITECTURE.md).
+//
+// A strategy does not simulate anything: it turns (scenario, placement) into a Program, i.e. for
+// every rank an ordered list of ops for ONE training iteration. The SimGrid engine (sim/engine)
+// and the LibTorch worker (emu/worker) interpret the SAME ops, so predicted and measured timings
+// can be compared op by op (an op is identified by (rank, index in that rank's list)).
+//
+// Semantics every executor must honour:
+//  - A rank executes its ops in order. A blocking op finishes before the next starts.
+//  - An op with `nonblocking = true` (Send, Recv, Collective) starts and the rank moves on;
+//    a later Wait names it and blocks until it is done (DDP buckets overlapping backward).
+//  - Send/Recv match by (source rank, destination rank, tag); bytes must agree.
+//  - A Collective is entered by every rank of its group, in the same relative order on every
+//    rank; `algorithm` says how it moves bytes (the simulator models exactly that algorithm, the
+//    emulator runs it: from send/recv, or the library's own when algorithm == library).
+//  - A Dynamic op's peers are decided at run time by its rule (partial reduce, gossip).
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace geotrain {
+
+enum class ComputeKind { forward, backward, optimizer, other };
+enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, gather, scatter, reduce };
+// ring: bandwidth-optimal ring; tree: binary-tree reduce + broadcast; halving_doubling:
+// recursive halving/doubling (Rabenseifner); direct: everyone talks to the root (gather/scatter
+// parameter server); library: the communication library's built-in algorithm (Gloo's allreduce).
+enum class CollectiveAlgorithm { ring, tree, halving_doubling, direct, library };
+enum class DynamicRule { partial_reduce, gossip };
+
+const char* to_string(ComputeKind k);
+const char* to_string(CollectiveKind k);
+const char* to_string(CollectiveAlgorithm a);
+const char* to_string(DynamicRule r);
+
+using GroupId = int;
+
+// A communication group: its ranks in ring order (rank indices of the Program).
+struct Group {
+  GroupId id = 0;
+  std::string name;  // "dp stage 3", "pipeline 1", "world"
+  std::vector<int> ranks;
+};
+
+struct ComputeOp {
+  ComputeKind kind = ComputeKind::forward;
+  int stage = 0;        // pipeline stage (0 when there is no pipeline)
+  int micro_batch = 0;  // -1 for per-iteration work (optimizer)
+  int layer_begin = 0;  // [layer_begin, layer_end) of the model this op computes
+  int layer_end = 0;
+  double sequences = 0;     // sequences processed (0 for the optimizer)
+  double flops = 0;         // floating-point operations
+  double memory_bytes = 0;  // bytes of parameters/activations touched (for memory-bound ops)
+};
+
+struct SendOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;
+};
+
+struct RecvOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;
+};
+
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  GroupId group = 0;
+  double bytes = 0;  // per-rank buffer size (the full gradient for an all-reduce)
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  int root = 0;  // rank (Program index) of the root for gather/scatter/broadcast/reduce
+  int tag = 0;   // distinguishes concurrent collectives on one group (DDP buckets)
+};
+
+// Peers decided at run time.
+//  partial_reduce (SD-Pipe): among `group`, the ranks ready within `window_s` of the first one
+//    average `bytes`; every `full_sync_every` rounds all of them do.
+//  gossip (AD-PSGD): average `bytes` with one peer of `group` drawn from a generator seeded with
+//    `seed` (the same draw sequence in every executor).
+struct DynamicOp {
+  DynamicRule rule = DynamicRule::gossip;
+  GroupId group = 0;
+  double bytes = 0;
+  double window_s = 0;
+  int full_sync_every = 0;
+  std::uint64_t seed = 0;
+  int tag = 0;
+};
+
+// Blocks until the named nonblocking ops (indices in the same rank's list) have finished.
+struct WaitOp {
+  std::vector<int> ops;
+};
+
+struct Op {
+  std::variant<ComputeOp, SendOp, RecvOp, CollectiveOp, DynamicOp, WaitOp> body;
+  bool nonblocking = false;
+  std::string label;  // short and stable: "fwd s2 mb5", "allreduce dp s2", "bucket 3"
+
+  template <typename T>
+  const T* as() const { return std::get_if<T>(&body); }
+};
+
+struct Program {
+  std::string strategy;
+  int world_size = 0;
+  std::vector<int> device_of_rank;     // which scenario device runs each rank
+  std::vector<Group> groups;           // groups[g].id == g
+  std::vector<std::vector<Op>> ranks;  // ranks[r] = ops of rank r for one iteration
+
+  // What one iteration achieves, for throughput figures.
+  double sequences_per_iteration = 0;
+  double tokens_per_iteration = 0;
+  double model_flops_per_iteration = 0;  // useful flops (forward + backward), all ranks
+
+  const Group& group(GroupId id) const { return groups.at(static_cast<std::size_t>(id)); }
+};
+
+}  // namespace geotrain

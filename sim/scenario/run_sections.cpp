@@ -1,0 +1,97 @@
+// The sections that say how to run a scenario rather than what it is:
+//   placement:  {kind: identity | random | file | scheduler, seed: 1, file: assignment.json}
+//   scheduler:  {name: gcma, population: 100, trials: 4900, gradient_size: 0.65GB,
+//                activation_size: 0.4712GB}
+//   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
+//                aggregate_collectives_above: 64}
+//   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
+//                torch_threads: 1, collectives: p2p | gloo}
+//   stragglers: {probability: 0.1, sleep: 100ms, seed: 7}
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "sim/scenario/sections.hpp"
+
+namespace geotrain::sections {
+
+std::string Context::resolve(const std::string& file) const {
+  const std::filesystem::path p(file);
+  if (p.is_absolute() || base_dir.empty()) return p.string();
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+void parse_placement(Context& ctx, YamlSection s, Scenario& out) {
+  PlacementSpec& p = out.placement;
+  if (auto kind = s.choice("kind", {"identity", "random", "file", "scheduler"}, "placement kind")) {
+    p.kind = *kind == "identity" ? PlacementKind::identity
+             : *kind == "random" ? PlacementKind::random
+             : *kind == "file"   ? PlacementKind::file
+                                 : PlacementKind::scheduler;
+  }
+  if (auto seed = s.integer("seed", 0, INT64_MAX)) p.seed = static_cast<std::uint64_t>(*seed);
+  if (auto file = s.text("file", p.kind == PlacementKind::file)) {
+    p.file = ctx.resolve(*file);
+    if (!std::filesystem::exists(p.file))
+      ctx.diag.error(s.line_of("file"), "placement.file", *file,
+                     fmt::format("no such file ({})", p.file));
+  }
+  s.finish();
+}
+
+void parse_scheduler(Context&, YamlSection s, Scenario& out) {
+  SchedulerSpec& sc = out.scheduler;
+  if (auto name = s.choice("name", {"gcma", "random", "baseline"}, "scheduler")) sc.name = *name;
+  if (auto p = s.integer("population", 2, 1'000'000)) sc.population = static_cast<int>(*p);
+  if (auto t = s.integer("trials", 0, 100'000'000)) sc.trials = static_cast<int>(*t);
+  if (auto g = s.bytes("gradient_size")) sc.gradient_bytes = *g;
+  if (auto a = s.bytes("activation_size")) sc.activation_bytes = *a;
+  s.finish();
+}
+
+void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
+  SimulationSpec& sim = out.simulation;
+  if (auto m = s.choice("network_model", {"flow", "tcp"}, "network model"))
+    sim.network_model = *m == "flow" ? NetworkModel::flow : NetworkModel::tcp;
+  if (auto i = s.integer("iterations", 1, 1'000'000)) sim.iterations = static_cast<int>(*i);
+  if (auto f = s.text("compute_profile")) {
+    sim.compute_profile = ctx.resolve(*f);
+    if (!std::filesystem::exists(sim.compute_profile))
+      ctx.diag.error(s.line_of("compute_profile"), "simulation.compute_profile", *f,
+                     fmt::format("no such file ({})", sim.compute_profile));
+  }
+  if (auto a = s.integer("aggregate_collectives_above", 2, 100'000'000))
+    sim.aggregate_collectives_above = static_cast<int>(*a);
+  s.finish();
+}
+
+void parse_emulation(Context& ctx, YamlSection s, Scenario& out) {
+  EmulationSpec& e = out.emulation;
+  if (auto w = s.integer("workers", 1, 4096)) {
+    e.workers = static_cast<int>(*w);
+    if (!out.devices.empty() && e.workers != static_cast<int>(out.devices.size()))
+      ctx.diag.error(s.line_of("workers"), "emulation.workers", std::to_string(*w),
+                     fmt::format("the scenario has {} devices (expected one worker per device)",
+                                 out.devices.size()));
+  }
+  if (auto b = s.number("bandwidth_scale", 1e-6, 1e6)) e.bandwidth_scale = *b;
+  if (auto d = s.number("delay_scale", 0, 1e6)) e.delay_scale = *d;
+  if (auto b = s.choice("delay_backend", {"auto", "netem", "nfqueue"}, "delay backend"))
+    e.delay_backend = *b == "auto" ? DelayBackend::auto_detect
+                      : *b == "netem" ? DelayBackend::netem
+                                      : DelayBackend::nfqueue;
+  if (auto t = s.integer("torch_threads", 1, 256)) e.torch_threads = static_cast<int>(*t);
+  if (auto c = s.choice("collectives", {"p2p", "gloo"}, "collective implementation"))
+    e.collectives = *c;
+  s.finish();
+}
+
+void parse_stragglers(Context&, YamlSection s, Scenario& out) {
+  StragglerSpec& st = out.stragglers;
+  if (auto p = s.number("probability", 0, 1)) st.probability = *p;
+  if (auto d = s.duration_s("sleep")) st.sleep_s = *d;
+  if (auto seed = s.integer("seed", 0, INT64_MAX)) st.seed = static_cast<std::uint64_t>(*seed);
+  s.finish();
+}
+
+}  // namespace geotrain::sections

@@ -1,0 +1,126 @@
+#pragma once
+// A typed scenario: everything geotrain needs to simulate, schedule or emulate one training setup.
+// Produced by load_scenario() (scenario_loader.hpp) from YAML; all values in SI units.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/topology/topology.hpp"
+#include "sim/workload/model_spec.hpp"
+
+namespace geotrain {
+
+struct DeviceProfile {
+  std::string name;
+  double peak_fp32_flops = 0;
+  double peak_fp16_flops = 0;  // also used for bf16
+  double memory_bytes = 0;
+  double efficiency = 0.4;  // achieved / peak for dense transformer layers
+  double peak_flops(DType t) const { return t == DType::fp32 ? peak_fp32_flops : peak_fp16_flops; }
+};
+
+// Built-in profiles: V100, A100, H100, cpu.
+const std::map<std::string, DeviceProfile>& builtin_device_profiles();
+
+struct Device {
+  int id = 0;
+  std::string profile;  // key into Scenario::profiles
+  double slowdown = 1;  // compute time multiplier (stragglers, older cards)
+};
+
+enum class NetworkModel { flow, tcp };
+enum class PlacementKind { identity, random, file, scheduler };
+enum class DelayBackend { auto_detect, netem, nfqueue };
+enum class Optimizer { sgd, adam, adamw };
+
+// A strategy parameter after validation against the strategy catalog.
+using ParamValue = std::variant<std::int64_t, double, std::string, bool>;
+
+struct StrategySpec {
+  std::string name;
+  std::map<std::string, ParamValue> params;  // every declared parameter, defaults filled in
+  std::int64_t integer(const std::string& key) const;
+  double number(const std::string& key) const;  // accepts integers too
+  const std::string& text(const std::string& key) const;
+  bool flag(const std::string& key) const;
+};
+
+struct TrainingSpec {
+  double global_batch = 0;   // sequences per iteration, all replicas together
+  double micro_batch = 0;    // sequences per micro-batch (0: derived from micro_batches)
+  int micro_batches = 0;     // micro-batches per replica per iteration (0: derived)
+  int steps = 10;
+  Optimizer optimizer = Optimizer::adam;
+  double learning_rate = 1e-4;
+};
+
+struct PlacementSpec {
+  PlacementKind kind = PlacementKind::identity;
+  std::uint64_t seed = 1;
+  std::string file;  // absolute path (resolved against the scenario's folder)
+};
+
+struct SchedulerSpec {
+  std::string name = "gcma";
+  int population = 100;
+  int trials = 4900;
+  // Sizes the cost model uses; 0 = derive from model and batch.
+  double gradient_bytes = 0;
+  double activation_bytes = 0;
+};
+
+struct SimulationSpec {
+  NetworkModel network_model = NetworkModel::flow;
+  int iterations = 1;
+  std::string compute_profile;  // measured per-op profile file (absolute path), empty = device model
+  int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
+};
+
+struct EmulationSpec {
+  int workers = 0;  // 0 = one per device
+  double bandwidth_scale = 1;
+  double delay_scale = 1;
+  DelayBackend delay_backend = DelayBackend::auto_detect;
+  int torch_threads = 1;
+  std::string collectives = "p2p";  // p2p: the Program's algorithm from send/recv; gloo: library
+};
+
+struct StragglerSpec {
+  double probability = 0;  // chance of a sleep before each forward/backward op (SD-Pipe's hetero)
+  double sleep_s = 0;
+  std::uint64_t seed = 1;
+};
+
+struct Scenario {
+  std::string name;  // file stem unless the file sets `name:`
+  std::string path;  // the file it came from ("" when built in code)
+  std::string description;
+  std::uint64_t seed = 1;
+
+  std::map<std::string, DeviceProfile> profiles;
+  std::vector<Device> devices;
+
+  Topology network = Topology::regional({"all"}, {0}, {{0, 1}}, {{0, 0}});
+  std::string network_source;  // "DT-FM case 5", "regions", "matrix"
+  double tcp_buffer_bytes = 64.0 * 1024 * 1024;  // socket buffer: simulator window, emulator sysctls
+
+  ModelSpec model;
+  TrainingSpec training;
+  StrategySpec strategy;
+  PlacementSpec placement;
+  SchedulerSpec scheduler;
+  SimulationSpec simulation;
+  EmulationSpec emulation;
+  StragglerSpec stragglers;
+
+  // The network every executor uses: the configured one with the emulation scales applied.
+  Topology effective_network() const {
+    return network.scaled(emulation.bandwidth_scale, emulation.delay_scale);
+  }
+  const DeviceProfile& profile_of(int device) const;
+};
+
+}  // namespace geotrain

@@ -1,0 +1,36 @@
+#pragma once
+// Internal to the scenario loader: one function per top-level section. Each reads its keys
+// through YamlSection (so line numbers and unknown keys are handled the same everywhere) and
+// fills its part of the Scenario.
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/yaml_section.hpp"
+
+namespace geotrain::sections {
+
+struct Context {
+  Diagnostics& diag;
+  std::string base_dir;  // relative file names in the scenario resolve against this
+  std::string resolve(const std::string& file) const;
+};
+
+// What the devices section says about regions, for the network section to use.
+struct DeviceRegions {
+  std::vector<std::string> region_of_device;  // empty when the devices section names no regions
+  int line = 0;
+};
+
+DeviceRegions parse_devices(Context& ctx, YamlSection section, Scenario& out);
+void parse_network(Context& ctx, YamlSection section, const DeviceRegions& regions, Scenario& out);
+void parse_model(Context& ctx, YamlSection section, Scenario& out);
+void parse_training(Context& ctx, YamlSection section, Scenario& out);
+void parse_strategy(Context& ctx, YamlSection section, Scenario& out);
+void parse_placement(Context& ctx, YamlSection section, Scenario& out);
+void parse_scheduler(Context& ctx, YamlSection section, Scenario& out);
+void parse_simulation(Context& ctx, YamlSection section, Scenario& out);
+void parse_emulation(Context& ctx, YamlSection section, Scenario& out);
+void parse_stragglers(Context& ctx, YamlSection section, Scenario& out);
+
+}  // namespace geotrain::sections

@@ -1,0 +1,105 @@
+#include "sim/strategies/strategy_catalog.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/scenario/diagnostics.hpp"
+
+namespace geotrain {
+
+namespace {
+
+ParamDecl choice(std::string name, std::string def, std::vector<std::string> choices,
+                 std::string help) {
+  return {std::move(name), ParamKind::choice, ParamValue{def}, std::move(help), 0, 0,
+          std::move(choices)};
+}
+ParamDecl integer(std::string name, std::int64_t def, double min, double max, std::string help) {
+  return {std::move(name), ParamKind::integer, ParamValue{def}, std::move(help), min, max, {}};
+}
+ParamDecl bytes(std::string name, double def, std::string help) {
+  return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), 0, 1e300, {}};
+}
+
+const std::vector<std::string> kCollectiveAlgorithms{"ring", "tree", "halving-doubling"};
+
+void data_parallel_check(const Scenario& s, Diagnostics& diag, int line) {
+  const int n = participating_devices(s);
+  if (s.training.global_batch > 0 && s.training.global_batch < n)
+    diag.error(line, "training.global_batch",
+               fmt::format("{} sequences cannot be split over {} data-parallel replicas",
+                           s.training.global_batch, n));
+}
+
+void pipeline_check(const Scenario& s, Diagnostics& diag, int line) {
+  const auto stages = s.strategy.integer("stages");
+  const auto replicas = s.strategy.integer("replicas");
+  const int n = participating_devices(s);
+  if (stages * replicas != n)
+    diag.error(line, "strategy",
+               fmt::format("stages x replicas = {} x {} = {} but the scenario has {} devices "
+                           "(expected them to match)",
+                           stages, replicas, stages * replicas, n));
+  if (stages > s.model.layers)
+    diag.error(line, "strategy.stages",
+               fmt::format("{} stages for a model of {} layers (expected at most one stage per "
+                           "layer)",
+                           stages, s.model.layers));
+}
+
+std::vector<StrategyDecl> build_catalog() {
+  return {
+      {"ddp-allreduce",
+       "data parallel; gradients averaged with an all-reduce after backward (COS 598D task 2b)",
+       {choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm")},
+       data_parallel_check},
+      {"ps-gather-scatter",
+       "rank 0 gathers all gradients, averages them and scatters the mean (COS 598D task 2a)",
+       {integer("server", 0, 0, 1e9, "rank of the parameter server")},
+       data_parallel_check},
+      {"ps-sharded",
+       "every rank owns a shard of the parameters: reduce-scatter to owners, all-gather back "
+       "(DT-FM's sharded parameter server)",
+       {},
+       data_parallel_check},
+      {"ddp-bucketed",
+       "PyTorch-DDP-like gradient buckets all-reduced while backward goes on (COS 598D task 3)",
+       {bytes("bucket_size", 25e6, "gradient bytes per bucket (PyTorch's default 25 MB)"),
+        choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm")},
+       data_parallel_check},
+      {"gpipe",
+       "DT-FM pipeline + data parallel: S stages x D replicas, GPipe or 1F1B schedule, then a "
+       "per-stage gradient sync among the replicas",
+       {integer("stages", 1, 1, 1e6, "pipeline stages S"),
+        integer("replicas", 1, 1, 1e6, "data-parallel replicas D"),
+        choice("schedule", "gpipe", {"gpipe", "1f1b"}, "micro-batch schedule"),
+        choice("dp_sync", "allreduce", {"allreduce", "ps-central", "ps-sharded"},
+               "how the replicas of a stage average gradients"),
+        choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm for dp_sync")},
+       pipeline_check},
+  };
+}
+
+}  // namespace
+
+const std::vector<StrategyDecl>& strategy_catalog() {
+  static const std::vector<StrategyDecl> catalog = build_catalog();
+  return catalog;
+}
+
+const StrategyDecl* find_strategy(const std::string& name) {
+  for (const auto& s : strategy_catalog())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& s : strategy_catalog()) names.push_back(s.name);
+  return names;
+}
+
+int participating_devices(const Scenario& s) {
+  return s.emulation.workers > 0 ? s.emulation.workers : static_cast<int>(s.devices.size());
+}
+
+}  // namespace geotrain

@@ -1,0 +1,80 @@
+#include "sim/workload/model_spec.hpp"
+
+#include <stdexcept>
+
+namespace geotrain {
+
+std::size_t dtype_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::fp32:
+      return "fp32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& model_preset_names() {
+  static const std::vector<std::string> names{"gpt3-xl", "gpt3-small", "gpt2-small", "gpt-tiny",
+                                              "gpt-mini"};
+  return names;
+}
+
+ModelSpec model_preset(const std::string& name) {
+  ModelSpec m;
+  m.preset = name;
+  if (name == "gpt3-xl") {  // GPT-3 XL, 1.3B (Brown et al. 2020; DT-FM's workload)
+    m.layers = 24, m.d_model = 2048, m.heads = 16, m.seq_len = 2048, m.vocab = 50257;
+    m.nominal_params = 1.3e9;
+  } else if (name == "gpt3-small") {  // GPT-3 Small, 125M
+    m.layers = 12, m.d_model = 768, m.heads = 12, m.seq_len = 2048, m.vocab = 50257;
+  } else if (name == "gpt2-small") {  // GPT-2 small, 124M
+    m.layers = 12, m.d_model = 768, m.heads = 12, m.seq_len = 1024, m.vocab = 50257;
+  } else if (name == "gpt-mini") {  // ~10M parameters: a CPU emulation that still computes
+    m.layers = 8, m.d_model = 256, m.heads = 8, m.seq_len = 128, m.vocab = 4096;
+    m.dtype = DType::fp32;
+  } else if (name == "gpt-tiny") {  // ~0.2M parameters: emulation tests in seconds
+    m.layers = 4, m.d_model = 64, m.heads = 4, m.seq_len = 64, m.vocab = 256;
+    m.dtype = DType::fp32;
+  } else {
+    throw std::out_of_range("unknown model preset " + name);
+  }
+  return m;
+}
+
+double params_per_layer(const ModelSpec& m) {
+  const double d = m.d_model;
+  // QKV + output projection (4 d^2 + 4 d), MLP with 4d hidden (8 d^2 + 5 d), two layer norms (4 d)
+  return 12 * d * d + 13 * d;
+}
+
+double embedding_params(const ModelSpec& m) {
+  return static_cast<double>(m.vocab) * m.d_model + static_cast<double>(m.seq_len) * m.d_model;
+}
+
+double total_params(const ModelSpec& m) {
+  return m.layers * params_per_layer(m) + embedding_params(m) + 2.0 * m.d_model;  // final norm
+}
+
+double gradient_params(const ModelSpec& m) {
+  return m.nominal_params > 0 ? m.nominal_params : total_params(m);
+}
+
+double forward_flops_per_token_per_layer(const ModelSpec& m) {
+  const double d = m.d_model;
+  return 24 * d * d + 4.0 * m.seq_len * d;
+}
+
+double lm_head_forward_flops_per_token(const ModelSpec& m) {
+  return 2.0 * m.d_model * m.vocab;
+}
+
+double activation_bytes(const ModelSpec& m, double sequences) {
+  return sequences * m.seq_len * m.d_model * static_cast<double>(dtype_bytes(m.dtype));
+}
+
+}  // namespace geotrain
