@@ -1,0 +1,27 @@
+#pragma once
+// How long a Compute op takes on a device: from the device profile (flops / (peak for the
+// model's dtype x efficiency) x the device's slowdown), or from a measured per-op profile file
+// (written by `geotrain emulate`, read via simulation.compute_profile). The file format is
+// documented next to the implementation (compute_model.cpp) and in sim/workload/README.md.
+#include <memory>
+
+#include "sim/program/program.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace geotrain {
+
+class ComputeModel {
+ public:
+  explicit ComputeModel(const Scenario& scenario);  // loads simulation.compute_profile if set
+  ~ComputeModel();
+  ComputeModel(ComputeModel&&) noexcept;
+  ComputeModel& operator=(ComputeModel&&) noexcept;
+
+  double seconds(const ComputeOp& op, int device) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geotrain
