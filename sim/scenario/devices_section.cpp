@@ -85,6 +85,7 @@ DeviceRegions parse_devices(Context& ctx, YamlSection s, Scenario& out) {
   DeviceRegions regions;
   regions.line = s.line();
   if (!s.present()) {
+    if (s.given()) return {};
     ctx.diag.error(0, "devices", "missing section (expected e.g. devices: {count: 8, profile: V100})");
     return regions;
   }

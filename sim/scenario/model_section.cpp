@@ -22,6 +22,7 @@ DType to_dtype(const std::string& s) {
 
 void parse_model(Context& ctx, YamlSection s, Scenario& out) {
   if (!s.present()) {
+    if (s.given()) return;
     ctx.diag.error(0, "model", "missing section (expected e.g. model: {preset: gpt3-xl})");
     return;
   }

@@ -128,6 +128,7 @@ void parse_dtfm_case(Context& ctx, YamlSection& s, const DeviceRegions& device_r
 void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regions,
                    Scenario& out) {
   if (!s.present()) {
+    if (s.given()) return;
     ctx.diag.error(0, "network", "missing section (expected case: 1..5, regions: or matrix:)");
     return;
   }

@@ -40,6 +40,7 @@ std::optional<ParamValue> read_param(YamlSection& s, const ParamDecl& p) {
 
 void parse_strategy(Context& ctx, YamlSection s, Scenario& out) {
   if (!s.present()) {
+    if (s.given()) return;
     ctx.diag.error(0, "strategy", fmt::format("missing section (expected strategy: {{name: ...}}; "
                                               "strategies: {})",
                                               join_names(strategy_names())));

@@ -35,6 +35,7 @@ const char* node_kind(const YAML::Node& node) {
 YamlSection::YamlSection(Diagnostics& diag, const YAML::Node& node, std::string path)
     : diag_(diag), node_(node), path_(std::move(path)) {
   if (!node.IsDefined() || node.IsNull()) return;
+  given_ = true;
   line_ = geotrain::line_of(node);
   if (!node.IsMap()) {
     diag_.error(line_, path_.empty() ? "(top level)" : path_,

@@ -21,6 +21,8 @@ class YamlSection {
   YamlSection(Diagnostics& diag, const YAML::Node& node, std::string path);
 
   bool present() const { return present_; }
+  // Written in the file at all (present() is false for a non-map value, which was reported).
+  bool given() const { return given_; }
   bool has(const std::string& key) const;
   int line() const { return line_; }
   int line_of(const std::string& key) const;
@@ -61,6 +63,7 @@ class YamlSection {
   YAML::Node node_;
   std::string path_;
   bool present_ = false;
+  bool given_ = false;
   int line_ = 0;
   std::set<std::string> read_;
 };

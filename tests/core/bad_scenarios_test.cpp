@@ -1,0 +1,58 @@
+// Every file in tests/bad_scenarios/ must be rejected with exactly the lines in its .expected
+// file: the message a user sees is part of the interface.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/common/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+namespace fs = std::filesystem;
+using namespace geotrain;
+
+namespace {
+std::vector<std::string> read_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("bad scenarios are rejected with their pinned messages", "[scenario][errors]") {
+  // Paths in messages are relative to the repository, as a user running from there sees them.
+  fs::current_path(GEOTRAIN_SOURCE_DIR);
+  int files = 0;
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator("tests/bad_scenarios"))
+    if (entry.path().extension() == ".yaml") paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
+  for (const auto& path : paths) {
+    ++files;
+    fs::path expected_file = path;
+    expected_file.replace_extension(".expected");
+    INFO(path.string());
+    REQUIRE(fs::exists(expected_file));
+    const auto expected = read_lines(expected_file);
+    REQUIRE_FALSE(expected.empty());
+    try {
+      load_scenario(path.string());
+      FAIL("accepted a bad scenario");
+    } catch (const ScenarioError& e) {
+      CHECK(e.problems() == expected);
+    }
+  }
+  CHECK(files >= 30);
+}
+
+TEST_CASE("a missing scenario file names the file", "[scenario][errors]") {
+  try {
+    load_scenario("/nonexistent/dir/scenario.yaml");
+    FAIL("accepted a missing file");
+  } catch (const ScenarioError& e) {
+    CHECK(std::string(e.what()) ==
+          "/nonexistent/dir/scenario.yaml: cannot open scenario file: No such file or directory");
+  }
+}
