@@ -77,4 +77,38 @@ double activation_bytes(const ModelSpec& m, double sequences) {
   return sequences * m.seq_len * m.d_model * static_cast<double>(dtype_bytes(m.dtype));
 }
 
+double stage_params(const ModelSpec& m, int layer_begin, int layer_end) {
+  double p = (layer_end - layer_begin) * params_per_layer(m);
+  if (layer_begin == 0) p += embedding_params(m);
+  if (layer_end == m.layers) {
+    p += 2.0 * m.d_model;  // final layer norm
+    if (layer_begin > 0) p += static_cast<double>(m.vocab) * m.d_model;  // untied LM head copy
+  }
+  return p;
+}
+
+double stage_forward_flops_per_sequence(const ModelSpec& m, int layer_begin, int layer_end) {
+  double per_token = (layer_end - layer_begin) * forward_flops_per_token_per_layer(m);
+  if (layer_end == m.layers) per_token += lm_head_forward_flops_per_token(m);
+  return per_token * m.seq_len;
+}
+
+double stage_gradient_bytes(const ModelSpec& m, int layer_begin, int layer_end) {
+  const auto bytes = static_cast<double>(dtype_bytes(m.gradient_dtype));
+  if (m.nominal_params > 0)
+    return m.nominal_params * bytes * (layer_end - layer_begin) / static_cast<double>(m.layers);
+  return stage_params(m, layer_begin, layer_end) * bytes;
+}
+
+std::vector<std::pair<int, int>> split_layers(int layers, int stages) {
+  std::vector<std::pair<int, int>> out;
+  int begin = 0;
+  for (int s = 0; s < stages; ++s) {
+    const int n = layers / stages + (s < layers % stages ? 1 : 0);
+    out.emplace_back(begin, begin + n);
+    begin += n;
+  }
+  return out;
+}
+
 }  // namespace geotrain

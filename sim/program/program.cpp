@@ -1,0 +1,66 @@
+#include "sim/program/program.hpp"
+
+namespace geotrain {
+
+// The names are the ones the Program JSON, traces and labels use: keep them stable.
+const char* to_string(ComputeKind k) {
+  switch (k) {
+    case ComputeKind::forward:
+      return "forward";
+    case ComputeKind::backward:
+      return "backward";
+    case ComputeKind::optimizer:
+      return "optimizer";
+    case ComputeKind::other:
+      return "other";
+  }
+  return "?";
+}
+
+const char* to_string(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::allreduce:
+      return "allreduce";
+    case CollectiveKind::reduce_scatter:
+      return "reduce-scatter";
+    case CollectiveKind::allgather:
+      return "allgather";
+    case CollectiveKind::broadcast:
+      return "broadcast";
+    case CollectiveKind::gather:
+      return "gather";
+    case CollectiveKind::scatter:
+      return "scatter";
+    case CollectiveKind::reduce:
+      return "reduce";
+  }
+  return "?";
+}
+
+const char* to_string(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::tree:
+      return "tree";
+    case CollectiveAlgorithm::halving_doubling:
+      return "halving-doubling";
+    case CollectiveAlgorithm::direct:
+      return "direct";
+    case CollectiveAlgorithm::library:
+      return "library";
+  }
+  return "?";
+}
+
+const char* to_string(DynamicRule r) {
+  switch (r) {
+    case DynamicRule::partial_reduce:
+      return "partial-reduce";
+    case DynamicRule::gossip:
+      return "gossip";
+  }
+  return "?";
+}
+
+}  // namespace geotrain

@@ -1,0 +1,32 @@
+#pragma once
+// Internals of validate_program (program_validation.hpp), split by concern: structural checks
+// (program_validation.cpp) and the abstract execution that finds deadlocks (program_deadlock.cpp).
+#include <string>
+#include <vector>
+
+#include "sim/program/program.hpp"
+
+namespace geotrain::detail {
+
+// Collects problem lines, keeping the report readable when a Program is badly broken.
+class Problems {
+ public:
+  void add(std::string line);
+  bool empty() const { return lines_.empty() && dropped_ == 0; }
+  std::vector<std::string> lines() const;
+
+ private:
+  static constexpr std::size_t kMax = 60;
+  std::vector<std::string> lines_;
+  std::size_t dropped_ = 0;
+};
+
+// "rank 3 op 7 'fwd s1 mb2'"
+std::string op_where(const Program& p, int rank, int index);
+// "send to 4 tag 2 (1.5e+06 B)", "allreduce on group 1 'dp s0'", ...
+std::string op_summary(const Program& p, const Op& op);
+
+// Abstract execution with rendezvous semantics; adds one line per stuck rank.
+void check_deadlock(const Program& p, Problems& problems);
+
+}  // namespace geotrain::detail

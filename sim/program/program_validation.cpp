@@ -1,0 +1,258 @@
+#include "sim/program/program_validation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "sim/common/error.hpp"
+#include "sim/program/program_checks.hpp"
+
+namespace geotrain {
+
+namespace detail {
+
+void Problems::add(std::string line) {
+  if (lines_.size() < kMax) lines_.push_back(std::move(line));
+  else ++dropped_;
+}
+
+std::vector<std::string> Problems::lines() const {
+  auto out = lines_;
+  if (dropped_ > 0) out.push_back(fmt::format("... and {} more problems", dropped_));
+  return out;
+}
+
+std::string op_where(const Program& p, int rank, int index) {
+  const auto& op = p.ranks.at(static_cast<std::size_t>(rank)).at(static_cast<std::size_t>(index));
+  return fmt::format("rank {} op {} '{}'", rank, index, op.label);
+}
+
+std::string op_summary(const Program& p, const Op& op) {
+  if (const auto* s = op.as<SendOp>()) return fmt::format("send to {} tag {} ({} B)", s->peer, s->tag, s->bytes);
+  if (const auto* r = op.as<RecvOp>()) return fmt::format("recv from {} tag {} ({} B)", r->peer, r->tag, r->bytes);
+  if (const auto* c = op.as<CollectiveOp>()) {
+    const bool known = c->group >= 0 && static_cast<std::size_t>(c->group) < p.groups.size();
+    return fmt::format("{} {} on group {} '{}' tag {} ({} B)", to_string(c->kind), to_string(c->algorithm),
+                       c->group, known ? p.group(c->group).name : "?", c->tag, c->bytes);
+  }
+  if (const auto* d = op.as<DynamicOp>()) return fmt::format("{} on group {}", to_string(d->rule), d->group);
+  if (const auto* w = op.as<WaitOp>()) return fmt::format("wait for {} ops", w->ops.size());
+  return fmt::format("{} compute", to_string(op.as<ComputeOp>()->kind));
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::op_where;
+using detail::Problems;
+
+bool bad_bytes(double b) { return !std::isfinite(b) || b < 0; }
+bool is_member(const Group& g, int rank) {
+  return std::find(g.ranks.begin(), g.ranks.end(), rank) != g.ranks.end();
+}
+bool known_group(const Program& p, GroupId g) {
+  return g >= 0 && static_cast<std::size_t>(g) < p.groups.size();
+}
+
+void check_shape(const Program& p, Problems& out) {
+  const int n = static_cast<int>(p.ranks.size());
+  if (p.world_size != n) out.add(fmt::format("world_size is {} but the program has {} ranks", p.world_size, n));
+  if (p.device_of_rank.size() != p.ranks.size())
+    out.add(fmt::format("device_of_rank has {} entries for {} ranks", p.device_of_rank.size(), n));
+  for (std::size_t g = 0; g < p.groups.size(); ++g) {
+    const Group& group = p.groups[g];
+    if (group.id != static_cast<int>(g)) out.add(fmt::format("groups[{}] has id {} (expected {})", g, group.id, g));
+    if (group.ranks.empty()) out.add(fmt::format("group {} '{}' has no ranks", g, group.name));
+    std::vector<bool> seen(p.ranks.size(), false);
+    for (int r : group.ranks) {
+      if (r < 0 || r >= n) out.add(fmt::format("group {} '{}' names rank {} (expected 0 to {})", g, group.name, r, n - 1));
+      else if (seen[static_cast<std::size_t>(r)]) out.add(fmt::format("group {} '{}' lists rank {} twice", g, group.name, r));
+      else seen[static_cast<std::size_t>(r)] = true;
+    }
+  }
+}
+
+// The algorithms collective_schedule implements, so no executor meets one it cannot run.
+std::string algorithm_problem(const CollectiveOp& c, std::size_t members) {
+  using A = CollectiveAlgorithm;
+  using K = CollectiveKind;
+  if (members <= 1 || c.algorithm == A::library) return "";
+  switch (c.kind) {
+    case K::allreduce:
+      if (c.algorithm == A::halving_doubling && (members & (members - 1)) != 0)
+        return fmt::format("halving-doubling needs a power-of-2 group, this one has {} ranks", members);
+      return "";
+    case K::reduce_scatter:
+    case K::allgather:
+      return c.algorithm == A::ring || c.algorithm == A::direct ? "" : "expected ring or direct";
+    default:
+      return c.algorithm == A::direct || c.algorithm == A::tree ? "" : "expected direct or tree";
+  }
+}
+
+void check_collective(const Program& p, int r, int i, const CollectiveOp& c, Problems& out) {
+  if (!known_group(p, c.group)) {
+    out.add(fmt::format("{}: collective on unknown group {}", op_where(p, r, i), c.group));
+    return;
+  }
+  const Group& g = p.group(c.group);
+  if (!is_member(g, r)) out.add(fmt::format("{}: rank {} is not in group {} '{}'", op_where(p, r, i), r, c.group, g.name));
+  const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::gather ||
+                      c.kind == CollectiveKind::scatter || c.kind == CollectiveKind::reduce;
+  if ((rooted || c.algorithm == CollectiveAlgorithm::direct || c.algorithm == CollectiveAlgorithm::tree) &&
+      !is_member(g, c.root))
+    out.add(fmt::format("{}: root {} is not in group {} '{}'", op_where(p, r, i), c.root, c.group, g.name));
+  if (auto why = algorithm_problem(c, g.ranks.size()); !why.empty())
+    out.add(fmt::format("{}: {} with algorithm {}: {}", op_where(p, r, i), to_string(c.kind), to_string(c.algorithm), why));
+}
+
+void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problems& out) {
+  const int n = static_cast<int>(p.ranks.size());
+  const Op& op = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
+  const auto peer_ok = [&](int peer, double bytes) {
+    if (peer < 0 || peer >= n || peer == r)
+      out.add(fmt::format("{}: peer {} (expected another rank, 0 to {})", op_where(p, r, i), peer, n - 1));
+    if (bad_bytes(bytes)) out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), bytes));
+  };
+  if (const auto* c = op.as<ComputeOp>()) {
+    if (bad_bytes(c->flops) || bad_bytes(c->memory_bytes) || bad_bytes(c->sequences))
+      out.add(fmt::format("{}: negative or non-finite flops/bytes/sequences", op_where(p, r, i)));
+  } else if (const auto* s = op.as<SendOp>()) {
+    peer_ok(s->peer, s->bytes);
+  } else if (const auto* v = op.as<RecvOp>()) {
+    peer_ok(v->peer, v->bytes);
+  } else if (const auto* col = op.as<CollectiveOp>()) {
+    if (bad_bytes(col->bytes)) out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), col->bytes));
+    check_collective(p, r, i, *col, out);
+  } else if (const auto* d = op.as<DynamicOp>()) {
+    if (!known_group(p, d->group) || !is_member(p.group(d->group), r))
+      out.add(fmt::format("{}: rank {} is not in group {}", op_where(p, r, i), r, d->group));
+  } else if (const auto* w = op.as<WaitOp>()) {
+    for (int j : w->ops) {
+      const auto& ops = p.ranks[static_cast<std::size_t>(r)];
+      if (j < 0 || j >= i) out.add(fmt::format("{}: waits for op {} (expected an earlier op, 0 to {})", op_where(p, r, i), j, i - 1));
+      else if (!ops[static_cast<std::size_t>(j)].nonblocking) out.add(fmt::format("{}: waits for op {} '{}', which is not nonblocking", op_where(p, r, i), j, ops[static_cast<std::size_t>(j)].label));
+      else waited[static_cast<std::size_t>(j)] = true;
+    }
+  }
+  const bool can_overlap = op.as<SendOp>() || op.as<RecvOp>() || op.as<CollectiveOp>() || op.as<DynamicOp>();
+  if (op.nonblocking && !can_overlap)
+    out.add(fmt::format("{}: only send, recv, collective and dynamic ops can be nonblocking", op_where(p, r, i)));
+}
+
+void check_ops(const Program& p, Problems& out) {
+  for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r) {
+    const auto& ops = p.ranks[static_cast<std::size_t>(r)];
+    std::vector<bool> waited(ops.size(), false);
+    for (int i = 0; i < static_cast<int>(ops.size()); ++i) check_op(p, r, i, waited, out);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].nonblocking && !waited[i])
+        out.add(fmt::format("{}: nonblocking but no later Wait names it", op_where(p, r, static_cast<int>(i))));
+  }
+}
+
+struct Posted {
+  int rank, index;
+  double bytes;
+};
+
+void check_matching(const Program& p, Problems& out) {
+  std::map<std::tuple<int, int, int>, std::vector<Posted>> sends, recvs;
+  for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r)
+    for (int i = 0; i < static_cast<int>(p.ranks[static_cast<std::size_t>(r)].size()); ++i) {
+      const Op& op = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
+      if (const auto* s = op.as<SendOp>()) sends[{r, s->peer, s->tag}].push_back({r, i, s->bytes});
+      if (const auto* v = op.as<RecvOp>()) recvs[{v->peer, r, v->tag}].push_back({r, i, v->bytes});
+    }
+  for (const auto& [key, list] : sends) {
+    const auto it = recvs.find(key);
+    const std::size_t matched = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
+    for (std::size_t k = 0; k < matched; ++k)
+      if (list[k].bytes != it->second[k].bytes)
+        out.add(fmt::format("{} sends {} B but {} receives {} B", op_where(p, list[k].rank, list[k].index), list[k].bytes,
+                            op_where(p, it->second[k].rank, it->second[k].index), it->second[k].bytes));
+    for (std::size_t k = matched; k < list.size(); ++k)
+      out.add(fmt::format("{}: send to {} tag {} has no matching recv", op_where(p, list[k].rank, list[k].index),
+                          std::get<1>(key), std::get<2>(key)));
+  }
+  for (const auto& [key, list] : recvs) {
+    const auto it = sends.find(key);
+    const std::size_t matched = it == sends.end() ? 0 : std::min(list.size(), it->second.size());
+    for (std::size_t k = matched; k < list.size(); ++k)
+      out.add(fmt::format("{}: recv from {} tag {} has no matching send", op_where(p, list[k].rank, list[k].index),
+                          std::get<0>(key), std::get<2>(key)));
+  }
+}
+
+bool same_collective(const Op& a, const Op& b) {
+  const auto* x = a.as<CollectiveOp>();
+  const auto* y = b.as<CollectiveOp>();
+  if (x && y)
+    return x->kind == y->kind && x->bytes == y->bytes && x->algorithm == y->algorithm && x->root == y->root &&
+           x->tag == y->tag;
+  const auto* u = a.as<DynamicOp>();
+  const auto* v = b.as<DynamicOp>();
+  return u && v && u->rule == v->rule && u->bytes == v->bytes && u->tag == v->tag;
+}
+
+// Every member of a group must enter the same collectives in the same order.
+void check_group_orders(const Program& p, Problems& out) {
+  std::map<GroupId, std::map<int, std::vector<int>>> entered;  // group -> rank -> op indices
+  for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r)
+    for (int i = 0; i < static_cast<int>(p.ranks[static_cast<std::size_t>(r)].size()); ++i) {
+      const Op& op = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
+      if (const auto* c = op.as<CollectiveOp>()) entered[c->group][r].push_back(i);
+      if (const auto* d = op.as<DynamicOp>()) entered[d->group][r].push_back(i);
+    }
+  for (auto& [g, by_rank] : entered) {
+    if (!known_group(p, g)) continue;
+    const Group& group = p.group(g);
+    const int first = group.ranks.front();
+    const auto& ref = by_rank[first];
+    for (int r : group.ranks) {
+      const auto& mine = by_rank[r];
+      if (mine.size() != ref.size()) {
+        out.add(fmt::format("group {} '{}': rank {} enters {} collectives, rank {} enters {}", g, group.name, r,
+                            mine.size(), first, ref.size()));
+        continue;
+      }
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        const Op& a = p.ranks[static_cast<std::size_t>(first)][static_cast<std::size_t>(ref[k])];
+        const Op& b = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(mine[k])];
+        if (!same_collective(a, b)) {
+          out.add(fmt::format("group {} '{}': collective #{} differs: {} is {}, {} is {}", g, group.name, k,
+                              op_where(p, first, ref[k]), detail::op_summary(p, a), op_where(p, r, mine[k]),
+                              detail::op_summary(p, b)));
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> program_problems(const Program& p) {
+  Problems out;
+  check_shape(p, out);
+  check_ops(p, out);
+  check_matching(p, out);
+  check_group_orders(p, out);
+  // The abstract execution assumes a well-formed Program; on a broken one it only adds noise.
+  if (out.empty()) detail::check_deadlock(p, out);
+  return out.lines();
+}
+
+void validate_program(const Program& p) {
+  const auto problems = program_problems(p);
+  if (problems.empty()) return;
+  std::string text = fmt::format("invalid program '{}' ({} problems):", p.strategy, problems.size());
+  for (const auto& line : problems) text += "\n  " + line;
+  throw Error(text);
+}
+
+}  // namespace geotrain

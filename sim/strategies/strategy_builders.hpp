@@ -1,0 +1,62 @@
+#pragma once
+// The builders behind build_program (strategy_registry.cpp), one file each, and the small pieces
+// they share. Every builder returns a Program for ONE iteration; build_program validates it.
+#include <string>
+#include <vector>
+
+#include "sim/program/assignment.hpp"
+#include "sim/program/program.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace geotrain {
+
+// Data-parallel strategies: `placement` is 1 stage x N replicas (rank r runs on device_of[r][0]).
+Program build_ddp_allreduce(const Scenario& s, const Assignment& placement);
+Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement);
+Program build_ps_sharded(const Scenario& s, const Assignment& placement);
+Program build_ddp_bucketed(const Scenario& s, const Assignment& placement);
+// Pipeline + data parallel: S stages x D replicas; rank = replica x S + stage.
+Program build_gpipe(const Scenario& s, const Assignment& placement);
+
+// --- shared pieces (strategy_common.cpp) -------------------------------------------------------
+
+// How a replica's share of the global batch is cut: training.micro_batches when set, else
+// ceil(share / training.micro_batch), else one micro-batch; micro-batches are equal (sequences
+// may be fractional, like DT-FM's 61.04 sequences per replica).
+struct MicroBatching {
+  int micro_batches = 1;
+  double sequences = 0;  // per micro-batch
+};
+MicroBatching micro_batching(const TrainingSpec& t, int replicas);
+
+// "ring" | "tree" | "halving-doubling" | "direct" | "library" (the catalog's spellings).
+CollectiveAlgorithm algorithm_named(const std::string& name);
+
+// A Program with strategy name, ranks, placement and the per-iteration throughput figures
+// (the whole global batch: 3 x forward flop of the full model per sequence).
+Program new_program(const Scenario& s, const std::string& strategy, std::vector<int> device_of_rank);
+GroupId add_group(Program& p, std::string name, std::vector<int> ranks);
+
+Op make_op(ComputeOp body, std::string label);
+Op make_op(SendOp body, std::string label, bool nonblocking);
+Op make_op(RecvOp body, std::string label, bool nonblocking);
+Op make_op(CollectiveOp body, std::string label, bool nonblocking = false);
+Op make_wait(std::vector<int> ops, std::string label);
+CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes, CollectiveAlgorithm algorithm,
+                        int root = 0, int tag = 0);
+
+// Forward then backward of every micro-batch through layers [layer_begin, layer_end) (gradient
+// accumulation), labelled "fwd s<stage> mb<i>" / "bwd s<stage> mb<i>"; the first `count`
+// micro-batches only.
+void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb, int count,
+                          int stage, int layer_begin, int layer_end);
+// The stage's optimizer step ("optim s<stage>").
+Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end);
+// Divides summed gradients by the group size: element-wise over `bytes` of gradients
+// ("average ..."), flops = elements, memory = read + write.
+Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end, std::string label);
+
+// Data-parallel device list from the placement (1 x N).
+std::vector<int> data_parallel_devices(const Assignment& placement);
+
+}  // namespace geotrain

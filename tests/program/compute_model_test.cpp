@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "program_test_util.hpp"
+#include "sim/common/error.hpp"
+#include "sim/workload/compute_model.hpp"
+#include "sim/workload/compute_ops.hpp"
+
+using namespace geotrain;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char* kDevices = "devices:\n  count: 2\n  profile: V100\n  regions: [lab]\n  overrides: [{ids: [1], slowdown: 2}]\n";
+
+Scenario with_devices(const std::string& extra) {
+  const std::string text = std::string(kDevices) +
+                           "network: {regions: {intra: {delay: 5ms, bandwidth: 2Gbps}}}\n"
+                           "model: {preset: gpt-tiny}\n"
+                           "strategy: {name: ddp-allreduce}\n" +
+                           extra;
+  return parse_scenario(text, "test.yaml", test::kSource + "/scenarios/examples");
+}
+
+std::string write_profile(const std::string& name, const std::string& json) {
+  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << json;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("device model: flop at peak x efficiency, times the slowdown", "[program][compute]") {
+  const Scenario s = with_devices("");
+  const ComputeModel model(s);
+  const ComputeOp f = forward_op(s.model, 0, 0, 0, 4, 8);
+  const double rate = 15.7e12 * 0.4;  // gpt-tiny computes in fp32 on a V100
+  CHECK(model.seconds(f, 0) == Approx(f.flops / rate));
+  CHECK(model.seconds(f, 1) == Approx(2 * f.flops / rate));
+  // The optimizer is memory-bound: 28 bytes per parameter over 900 GB/s.
+  const ComputeOp o = optimizer_op(s.model, Optimizer::adam, 0, 0, 4);
+  CHECK(model.seconds(o, 0) == Approx(28 * total_params(s.model) / 900e9));
+}
+
+TEST_CASE("measured profile: exact entries, flop scaling, then the device model", "[program][compute]") {
+  const std::string file = write_profile("profile.json", R"({
+    "format": "geotrain-compute-profile", "version": 1, "model": "gpt-tiny", "device_profile": "cpu",
+    "ops": [
+      {"kind": "forward", "stage": 0, "layer_begin": 0, "layer_end": 4, "sequences": 8,
+       "median_s": 0.010, "samples_s": [0.011, 0.010, 0.009]},
+      {"kind": "backward", "stage": 0, "layer_begin": 0, "layer_end": 4, "sequences": 8, "flops": 1e9,
+       "median_s": 0.030}
+    ]})");
+  const Scenario s = with_devices("simulation: {compute_profile: " + file + "}\n");
+  const ComputeModel model(s);
+  CHECK(model.seconds(forward_op(s.model, 0, 0, 0, 4, 8), 0) == Approx(0.010));
+  CHECK(model.seconds(forward_op(s.model, 0, 0, 0, 4, 8), 1) == Approx(0.020));  // slowdown 2
+  // Half the sequences: no exact entry, so the measured time scales with flop.
+  CHECK(model.seconds(forward_op(s.model, 0, 0, 0, 4, 4), 0) == Approx(0.005));
+  // The backward entry states its flop (1e9): a 2e9-flop backward takes twice as long.
+  ComputeOp b = backward_op(s.model, 0, 0, 0, 2, 3);
+  b.flops = 2e9;
+  CHECK(model.seconds(b, 0) == Approx(0.060));
+  // No optimizer entry: the device model.
+  const ComputeOp o = optimizer_op(s.model, Optimizer::adam, 0, 0, 4);
+  CHECK(model.seconds(o, 0) == Approx(28 * total_params(s.model) / 900e9));
+}
+
+TEST_CASE("a malformed measured profile names each bad field", "[program][compute]") {
+  const std::string file = write_profile("bad_profile.json", R"({
+    "format": "geotrain-compute-profile",
+    "ops": [{"kind": "fwd", "layer_begin": 0, "layer_end": 4, "median_s": 1},
+            {"kind": "forward", "layer_begin": 0, "layer_end": 9, "median_s": -1},
+            {"kind": "other", "layer_begin": 0, "layer_end": 1, "median_s": 1}]})");
+  const Scenario s = with_devices("simulation: {compute_profile: " + file + "}\n");
+  try {
+    const ComputeModel model(s);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const auto text = test::joined(e.problems());
+    CHECK_THAT(text, Contains(file + ": ops[0].kind = \"fwd\": unknown kind (expected forward, backward, optimizer, other)"));
+    CHECK_THAT(text, Contains(file + ": ops[1].layer_end = 9: expected a number from 1 to 4"));
+    CHECK_THAT(text, Contains(file + ": ops[1].median_s = -1: expected a number from 0 to"));
+    CHECK_THAT(text, Contains(file + ": ops[2].flops: missing (expected a number)"));
+  }
+  const std::string not_profile = write_profile("not_profile.json", R"({"ops": []})");
+  CHECK_THROWS_WITH(ComputeModel(with_devices("simulation: {compute_profile: " + not_profile + "}\n")),
+                    Contains("expected {\"format\": \"geotrain-compute-profile\""));
+}
