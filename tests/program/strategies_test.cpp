@@ -170,3 +170,14 @@ TEST_CASE("the five DT-FM paper scenarios build valid programs", "[program][stra
     CHECK(p.tokens_per_iteration == Approx(1e6));
   }
 }
+
+TEST_CASE("the example and emulation scenarios build valid programs", "[program][strategies]") {
+  for (const char* file : {"examples/world_regions_1024.yaml", "examples/four_hosts_matrix.yaml",
+                           "emu/case5_8ranks.yaml", "emu/ring_16ranks.yaml", "emu/pair_5ms_2gbps.yaml"}) {
+    INFO(file);
+    const Scenario s = load_scenario(test::kSource + "/scenarios/" + file);
+    const Program p = build_program(s);
+    CHECK(p.world_size == static_cast<int>(s.devices.size()));
+    CHECK(p.sequences_per_iteration == s.training.global_batch);
+  }
+}
