@@ -1,0 +1,184 @@
+#include "emu/net/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/common/error.hpp"
+#include "sim/common/units.hpp"
+
+namespace geotrain::emu {
+
+namespace {
+
+constexpr double kGsoBytes = 65536 + 1514;  // a full GSO super-packet with its headers
+constexpr int kHtbQuantum = 65536;
+
+Command host(Tool tool, std::vector<std::string> args) { return {tool, "", std::move(args)}; }
+Command in(const std::string& ns, Tool tool, std::vector<std::string> args) {
+  return {tool, ns, std::move(args)};
+}
+
+// tc class minor numbers are hex; destination rank d uses 1:<d+1> (1:0 is the root).
+std::string class_id(int dst) { return fmt::format("1:{:x}", dst + 1); }
+
+std::string bits(double bytes_per_s) {
+  return fmt::format("{}bit", static_cast<long long>(std::llround(bytes_per_s * 8)));
+}
+
+void add_namespaces(const ClusterLayout& l, std::vector<Step>& out) {
+  out.push_back({host(Tool::ip, {"netns", "add", l.hub_namespace()}),
+                 host(Tool::ip, {"netns", "del", l.hub_namespace()})});
+  for (int r = 0; r < l.ranks(); ++r)
+    out.push_back({host(Tool::ip, {"netns", "add", l.rank_namespace(r)}),
+                   host(Tool::ip, {"netns", "del", l.rank_namespace(r)})});
+}
+
+void add_links(const ClusterLayout& l, std::vector<Step>& out) {
+  const std::string hub = l.hub_namespace();
+  out.push_back({in(hub, Tool::ip, {"link", "set", "lo", "up"}), {}});
+  out.push_back({in(hub, Tool::ip, {"link", "add", "br0", "type", "bridge"}), {}});
+  out.push_back({in(hub, Tool::ip, {"link", "set", "br0", "up"}), {}});
+  for (int r = 0; r < l.ranks(); ++r) {
+    const std::string port = l.hub_port(r);
+    out.push_back({in(hub, Tool::ip, {"link", "add", port, "type", "veth", "peer", "name", "eth0",
+                                      "netns", l.rank_namespace(r)}), {}});
+    out.push_back({in(hub, Tool::ip, {"link", "set", port, "master", "br0", "up"}), {}});
+  }
+  const std::string len = std::to_string(l.subnet().prefix_len);
+  for (int r = 0; r < l.ranks(); ++r) {
+    const std::string ns = l.rank_namespace(r);
+    out.push_back({in(ns, Tool::ip, {"link", "set", "lo", "up"}), {}});
+    out.push_back({in(ns, Tool::ip, {"addr", "add", l.rank_address(r) + "/" + len, "dev", "eth0"}), {}});
+    out.push_back({in(ns, Tool::ip, {"link", "set", "eth0", "up"}), {}});
+  }
+}
+
+void add_sysctls(const ClusterLayout& l, double buffer_bytes, std::vector<Step>& out) {
+  const auto max = static_cast<long long>(buffer_bytes);
+  for (int r = 0; r < l.ranks(); ++r) {
+    const std::string ns = l.rank_namespace(r);
+    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_rmem=4096 131072 {}", max)}), {}});
+    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_wmem=4096 16384 {}", max)}), {}});
+    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0"}), {}});
+    // A connection must not start from the ssthresh a previous one cached for the same peer.
+    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_no_metrics_save=1"}), {}});
+  }
+}
+
+void add_shaping(const ClusterLayout& l, const Topology& net, Backend backend,
+                 std::vector<Step>& out) {
+  for (int s = 0; s < l.ranks(); ++s) {
+    const std::string ns = l.rank_namespace(s);
+    out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb"}), {}});
+    for (int d = 0; d < l.ranks(); ++d) {
+      if (d == s) continue;
+      const double rate = net.bandwidth_Bps(s, d);
+      const std::string burst = std::to_string(static_cast<long long>(std::ceil(htb_burst_bytes(rate))));
+      out.push_back({in(ns, Tool::tc, {"class", "add", "dev", "eth0", "parent", "1:", "classid",
+                                       class_id(d), "htb", "rate", bits(rate), "ceil", bits(rate),
+                                       "burst", burst, "cburst", burst, "quantum",
+                                       std::to_string(kHtbQuantum)}), {}});
+      if (backend == Backend::netem) {
+        const auto delay_us = std::llround(net.delay_s(s, d) * 1e6);
+        out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "parent", class_id(d),
+                                         "handle", fmt::format("{:x}:", d + 2), "netem", "delay",
+                                         fmt::format("{}us", delay_us), "limit", "100000"}), {}});
+      }
+    }
+    for (int d = 0; d < l.ranks(); ++d) {
+      if (d == s) continue;
+      out.push_back({in(ns, Tool::tc, {"filter", "add", "dev", "eth0", "parent", "1:", "protocol",
+                                       "ip", "prio", "1", "u32", "match", "ip", "dst",
+                                       l.rank_address(d) + "/32", "flowid", class_id(d)}), {}});
+    }
+  }
+}
+
+void add_delayers(const ClusterLayout& l, const Topology& net, const PlanOptions& o,
+                  std::vector<Step>& out) {
+  for (int d = 0; d < l.ranks(); ++d) {
+    const std::string ns = l.rank_namespace(d);
+    std::vector<std::string> args = {"--tag", ns};
+    std::vector<int> sources;
+    for (int s = 0; s < l.ranks(); ++s) {
+      const auto delay_ns = std::llround(net.delay_s(s, d) * 1e9);
+      if (s == d || delay_ns <= 0) continue;
+      args.push_back("--queue");
+      args.push_back(fmt::format("{}:{}", s, delay_ns));
+      sources.push_back(s);
+    }
+    if (sources.empty()) continue;
+    args.insert(args.end(), {"--queue-maxlen", std::to_string(o.delayer_queue_maxlen), "--rcvbuf",
+                             std::to_string(static_cast<long long>(o.delayer_rcvbuf_bytes)),
+                             "--realtime", std::to_string(o.delayer_realtime_priority)});
+    // The delayer binds its queues before any rule sends packets to them.
+    out.push_back({in(ns, Tool::delayer, args), in(ns, Tool::stop_delayer, {})});
+    for (int s : sources)
+      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "INPUT", "-s", l.rank_address(s) + "/32",
+                                             "-j", "NFQUEUE", "--queue-num", std::to_string(s)}), {}});
+  }
+}
+
+void add_buffer_notes(const ClusterLayout& l, const Topology& net, double buffer_bytes,
+                      std::vector<std::string>& notes) {
+  // Linux gives the application half of tcp_rmem (tcp_adv_win_scale=1), so a flow needs a
+  // buffer of about twice the bandwidth x round-trip product.
+  double worst = 0;
+  int ws = 0, wd = 0;
+  for (int s = 0; s < l.ranks(); ++s)
+    for (int d = 0; d < l.ranks(); ++d) {
+      if (s == d) continue;
+      const double need = 2 * net.bandwidth_Bps(s, d) * (net.delay_s(s, d) + net.delay_s(d, s));
+      if (need > worst) worst = need, ws = s, wd = d;
+    }
+  if (worst > buffer_bytes)
+    notes.push_back(fmt::format("network.tcp_buffer {} is below 2 x bandwidth x RTT of link {}->{} "
+                                "({}): one TCP flow cannot fill that link",
+                                units::format_bytes(buffer_bytes), ws, wd, units::format_bytes(worst)));
+}
+
+}  // namespace
+
+double htb_burst_bytes(double rate_Bps) { return std::max(kGsoBytes, rate_Bps * 1e-3); }
+
+std::string backend_name(Backend backend) {
+  return backend == Backend::netem ? "netem" : "nfqueue";
+}
+
+Plan make_plan(const Scenario& scenario, const ClusterLayout& layout, const PlanOptions& options) {
+  const Topology net = scenario.effective_network();
+  if (net.device_count() != layout.ranks())
+    throw InputError(fmt::format("{}: the network has {} devices but the cluster {} ranks",
+                                 scenario.path, net.device_count(), layout.ranks()));
+  for (int s = 0; s < layout.ranks(); ++s)
+    for (int d = 0; d < layout.ranks(); ++d)
+      if (s != d && !(net.bandwidth_Bps(s, d) > 0))
+        throw InputError(fmt::format("{}: link {}->{} has no bandwidth (every pair needs a link "
+                                     "to be emulated)", scenario.path, s, d));
+  Plan plan{layout, options.backend, {}, {}};
+  add_namespaces(layout, plan.steps);
+  add_links(layout, plan.steps);
+  add_sysctls(layout, scenario.tcp_buffer_bytes, plan.steps);
+  add_shaping(layout, net, options.backend, plan.steps);
+  if (options.backend == Backend::nfqueue) add_delayers(layout, net, options, plan.steps);
+  add_buffer_notes(layout, net, scenario.tcp_buffer_bytes, plan.notes);
+  for (auto& step : plan.steps)
+    if (step.action.tool == Tool::delayer) step.action.args.insert(step.action.args.begin(), options.delayer);
+  return plan;
+}
+
+std::string format_plan(const Plan& plan) {
+  std::string out = fmt::format("# cluster {}: {} ranks, subnet {}, delay backend {}\n",
+                                plan.layout.cluster(), plan.layout.ranks(),
+                                plan.layout.subnet().to_string(), backend_name(plan.backend));
+  for (const auto& note : plan.notes) out += "# note: " + note + "\n";
+  for (const auto& step : plan.steps) out += step.action.to_string() + "\n";
+  out += "# undo, in this order:\n";
+  for (auto it = plan.steps.rbegin(); it != plan.steps.rend(); ++it)
+    if (it->undo) out += it->undo->to_string() + "\n";
+  return out;
+}
+
+}  // namespace geotrain::emu

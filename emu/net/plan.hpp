@@ -1,0 +1,53 @@
+#pragma once
+// The pure planner: scenario + options -> every command that builds the emulated cluster, in
+// order, each with its undo. It reads nothing from the system, so golden lists pin it in unit
+// tests without root and `geotrain emu up --dry-run` prints exactly what apply would run.
+//
+// Per rank (namespace gt-<cluster>-<rank>, interface eth0, see cluster_layout.hpp):
+//  - egress: HTB root, one class per destination (rate = that pair's bandwidth), a u32
+//    `match ip dst` filter per destination; with the netem backend a netem qdisc under each
+//    class delays on the sender as DT-FM does;
+//  - nfqueue backend: the receiver delays instead: iptables INPUT sends each source to its own
+//    NFQUEUE number (= the source rank), and a geotrain-delayer in the namespace holds every
+//    queue's packets for that pair's one-way delay (ingress delay keeps TCP small queues out of
+//    the way, which throttle a sender-side userspace delay);
+//  - sysctls: TCP buffer maxima for the bandwidth-delay product, no slow start after idle, no
+//    cached metrics between connections.
+#include <string>
+#include <vector>
+
+#include "emu/net/cluster_layout.hpp"
+#include "emu/net/command.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace geotrain::emu {
+
+enum class Backend { netem, nfqueue };
+
+struct PlanOptions {
+  Backend backend = Backend::nfqueue;
+  std::string delayer = "geotrain-delayer";  // path of the delayer executable
+  int delayer_queue_maxlen = 65536;          // the kernel default 1024 overflows at 262 ms
+  double delayer_rcvbuf_bytes = 64.0 * 1024 * 1024;
+  int delayer_realtime_priority = 10;  // SCHED_FIFO priority; 0 = normal scheduling
+};
+
+struct Plan {
+  ClusterLayout layout;
+  Backend backend;
+  std::vector<Step> steps;
+  std::vector<std::string> notes;  // warnings a person should read (e.g. buffers too small)
+};
+
+Plan make_plan(const Scenario& scenario, const ClusterLayout& layout, const PlanOptions& options);
+
+// Every command in order, one line each (the --dry-run output and the golden lists).
+std::string format_plan(const Plan& plan);
+
+std::string backend_name(Backend backend);
+
+// HTB burst for a rate: at least one 64 KB GSO packet, and about 1 ms of the rate so the token
+// bucket does not starve at multi-Gbit/s (what the feasibility trial found to reach 99.7%).
+double htb_burst_bytes(double rate_Bps);
+
+}  // namespace geotrain::emu
