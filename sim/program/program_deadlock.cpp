@@ -49,8 +49,9 @@ class Execution {
       const int i = pc_[r];
       if (static_cast<std::size_t>(i) >= p_.ranks[r].size()) continue;
       const Op& op = p_.ranks[r][static_cast<std::size_t>(i)];
-      problems.add(fmt::format("deadlock: {} never completes: {}{}", op_where(p_, static_cast<int>(r), i),
-                               op_summary(p_, op), collective_progress(static_cast<int>(r), op)));
+      problems.add(fmt::format("deadlock: {} never completes: {}{}{}", op_where(p_, static_cast<int>(r), i),
+                               op_summary(p_, op), collective_progress(static_cast<int>(r), op),
+                               pending_of_wait(r, op)));
     }
   }
 
@@ -108,6 +109,19 @@ class Execution {
     const auto ur = static_cast<std::size_t>(r);
     done_[ur][static_cast<std::size_t>(i)] = true;
     if (!queued_[ur]) queued_[ur] = true, queue_.push_back(r);
+  }
+
+  // " (pending: op 3 'recv act s1 mb0': recv from 0 tag 0 (8 B))" for a stuck Wait.
+  std::string pending_of_wait(std::size_t r, const Op& op) const {
+    const auto* w = op.as<WaitOp>();
+    if (!w) return "";
+    std::string pending;
+    for (int j : w->ops) {
+      if (done_[r][static_cast<std::size_t>(j)]) continue;
+      const Op& named = p_.ranks[r][static_cast<std::size_t>(j)];
+      pending += fmt::format("{}op {} '{}': {}", pending.empty() ? "" : "; ", j, named.label, op_summary(p_, named));
+    }
+    return " (pending: " + pending + ")";
   }
 
   std::string collective_progress(int r, const Op& op) const {

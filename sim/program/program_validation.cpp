@@ -38,7 +38,8 @@ std::string op_summary(const Program& p, const Op& op) {
     return fmt::format("{} {} on group {} '{}' tag {} ({} B)", to_string(c->kind), to_string(c->algorithm),
                        c->group, known ? p.group(c->group).name : "?", c->tag, c->bytes);
   }
-  if (const auto* d = op.as<DynamicOp>()) return fmt::format("{} on group {}", to_string(d->rule), d->group);
+  if (const auto* d = op.as<DynamicOp>())
+    return fmt::format("{} on group {} tag {} ({} B)", to_string(d->rule), d->group, d->tag, d->bytes);
   if (const auto* w = op.as<WaitOp>()) return fmt::format("wait for {} ops", w->ops.size());
   return fmt::format("{} compute", to_string(op.as<ComputeOp>()->kind));
 }

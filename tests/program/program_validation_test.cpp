@@ -190,7 +190,8 @@ TEST_CASE("deadlock: a wait on a receive whose send comes after the receiver's o
   add(p, 1, RecvOp{0, 1, 1}, false, "wait reply");
   add(p, 1, SendOp{0, 1, 0}, false, "request");
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("deadlock: rank 0 op 1 'wait irecv' never completes: wait for 1 ops"));
+  CHECK_THAT(text, Contains("deadlock: rank 0 op 1 'wait irecv' never completes: wait for 1 ops (pending: op 0 "
+                            "'irecv': recv from 1 tag 0 (1 B))"));
   CHECK_THAT(text, Contains("deadlock: rank 1 op 0 'wait reply' never completes"));
 }
 
@@ -204,4 +205,22 @@ TEST_CASE("validation stays linear on a long pipeline of many ranks", "[program]
       if (r + 1 < n) add(p, r, SendOp{r + 1, 1, m});
     }
   CHECK(program_problems(p).empty());
+}
+
+TEST_CASE("dynamic ops: members only, same sequence per group, assumed to complete", "[program][validation]") {
+  Program p = world(3);
+  p.groups.push_back({1, "pair", {0, 1}});
+  DynamicOp gossip;
+  gossip.group = 1, gossip.bytes = 64;
+  add(p, 0, gossip), add(p, 1, gossip);
+  CHECK(program_problems(p).empty());
+  add(p, 2, gossip, false, "stranger");
+  DynamicOp other = gossip;
+  other.bytes = 32;
+  add(p, 1, other, false, "different");
+  add(p, 0, gossip, false, "same");
+  const auto text = problems_of(p);
+  CHECK_THAT(text, Contains("rank 2 op 0 'stranger': rank 2 is not in group 1"));
+  CHECK_THAT(text, Contains("group 1 'pair': collective #1 differs: rank 0 op 1 'same' is gossip on group 1 tag 0 (64 B), "
+                            "rank 1 op 1 'different' is gossip on group 1 tag 0 (32 B)"));
 }
