@@ -7,6 +7,7 @@
 #include "sim/common/error.hpp"
 #include "sim/workload/compute_model.hpp"
 #include "sim/workload/compute_ops.hpp"
+#include "sim/workload/compute_profile.hpp"
 
 using namespace geotrain;
 using Catch::Matchers::Contains;
@@ -90,4 +91,31 @@ TEST_CASE("a malformed measured profile names each bad field", "[program][comput
   const std::string not_profile = write_profile("not_profile.json", R"({"ops": []})");
   CHECK_THROWS_WITH(ComputeModel(with_devices("simulation: {compute_profile: " + not_profile + "}\n")),
                     Contains("expected {\"format\": \"geotrain-compute-profile\""));
+}
+
+TEST_CASE("measured samples summarize to medians, round-trip through the file", "[program][compute]") {
+  const Scenario s = with_devices("");
+  std::vector<ProfileSample> samples;
+  const ComputeOp f = forward_op(s.model, 0, 0, 0, 4, 8);
+  const ComputeOp b = backward_op(s.model, 0, 0, 0, 4, 8);
+  for (double t : {0.012, 0.010, 0.011}) samples.push_back({f, t});
+  for (double t : {0.030, 0.020}) samples.push_back({b, t});
+  const auto entries = summarize_samples(samples);
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].kind == ComputeKind::forward);
+  CHECK(entries[0].median_s == 0.011);
+  CHECK(entries[0].samples_s == std::vector<double>{0.012, 0.010, 0.011});
+  CHECK(entries[1].median_s == Approx(0.025));
+  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "written.json").string();
+  write_compute_profile(file, entries, "gpt-tiny", "cpu");
+  const Scenario measured = with_devices("simulation: {compute_profile: " + file + "}\n");
+  const auto back = read_compute_profile(file, measured);
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].samples_s == entries[1].samples_s);
+  CHECK(back[0].flops == f.flops);
+  const ComputeModel model(measured);
+  CHECK(model.seconds(f, 0) == 0.011);
+  CHECK(model.seconds(b, 1) == Approx(0.050));
 }

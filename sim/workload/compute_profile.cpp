@@ -1,0 +1,161 @@
+#include "sim/workload/compute_profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "sim/common/error.hpp"
+#include "sim/workload/compute_ops.hpp"
+
+namespace geotrain {
+
+namespace {
+
+using nlohmann::json;
+
+bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<ComputeKind> kind_named(const std::string& s) {
+  for (auto k : {ComputeKind::forward, ComputeKind::backward, ComputeKind::optimizer, ComputeKind::other})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+double derived_flops(const Scenario& sc, const ProfileEntry& e) {
+  switch (e.kind) {
+    case ComputeKind::forward:
+      return forward_op(sc.model, 0, 0, e.layer_begin, e.layer_end, e.sequences).flops;
+    case ComputeKind::backward:
+      return backward_op(sc.model, 0, 0, e.layer_begin, e.layer_end, e.sequences).flops;
+    case ComputeKind::optimizer:
+      return optimizer_op(sc.model, sc.training.optimizer, 0, e.layer_begin, e.layer_end).flops;
+    case ComputeKind::other:
+      return 0;
+  }
+  return 0;
+}
+
+// Reads one entry; appends a problem per bad field (file: ops[i].key = value: expectation).
+std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scenario& sc,
+                                const std::string& file, std::vector<std::string>& problems) {
+  const auto where = [&](const char* key) { return fmt::format("{}: ops[{}].{}", file, i, key); };
+  const std::size_t before = problems.size();
+  ProfileEntry e;
+  if (!j.is_object()) {
+    problems.push_back(fmt::format("{}: ops[{}]: expected an object", file, i));
+    return std::nullopt;
+  }
+  const auto kind = j.contains("kind") && j["kind"].is_string() ? kind_named(j["kind"].get<std::string>()) : std::nullopt;
+  const bool known_kind = kind.has_value();
+  if (!known_kind)
+    problems.push_back(fmt::format("{} = {}: unknown kind (expected forward, backward, optimizer, other)",
+                                   where("kind"), j.value("kind", json()).dump()));
+  else
+    e.kind = *kind;
+  const auto number = [&](const char* key, bool required, double min, double max, double& out) {
+    if (!j.contains(key)) {
+      if (required) problems.push_back(fmt::format("{}: missing (expected a number)", where(key)));
+      return;
+    }
+    if (!j[key].is_number() || j[key].get<double>() < min || j[key].get<double>() > max) {
+      problems.push_back(fmt::format("{} = {}: expected a number from {} to {}", where(key), j[key].dump(), min, max));
+      return;
+    }
+    out = j[key].get<double>();
+  };
+  double begin = 0, end = 0;
+  const double layers = sc.model.layers;
+  number("layer_begin", true, 0, layers - 1, begin);
+  number("layer_end", true, 1, layers, end);
+  number("sequences", false, 0, 1e12, e.sequences);
+  number("median_s", true, 0, 1e9, e.median_s);
+  number("flops", !known_kind || e.kind == ComputeKind::other, 0, 1e30, e.flops);
+  double stage = 0;
+  number("stage", false, 0, 1e6, stage);
+  e.stage = static_cast<int>(stage);
+  if (j.contains("samples_s")) {
+    if (!j["samples_s"].is_array())
+      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("samples_s"), j["samples_s"].dump()));
+    else
+      for (const auto& v : j["samples_s"])
+        if (v.is_number()) e.samples_s.push_back(v.get<double>());
+  }
+  e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
+  if (problems.size() == before && e.layer_begin >= e.layer_end)
+    problems.push_back(fmt::format("{}: layer range [{}, {}) is empty (expected layer_begin < layer_end)",
+                                   where("layer_end"), e.layer_begin, e.layer_end));
+  if (problems.size() != before) return std::nullopt;
+  if (!j.contains("flops")) e.flops = derived_flops(sc, e);
+  return e;
+}
+
+}  // namespace
+
+std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples) {
+  std::vector<ProfileEntry> entries;
+  for (const auto& s : samples) {
+    const ComputeOp& op = s.op;
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) {
+      return e.kind == op.kind && e.stage == op.stage && e.layer_begin == op.layer_begin &&
+             e.layer_end == op.layer_end && same(e.sequences, op.sequences);
+    });
+    if (it == entries.end())
+      it = entries.insert(entries.end(), {op.kind, op.stage, op.layer_begin, op.layer_end, op.sequences, op.flops, 0, {}});
+    it->samples_s.push_back(s.seconds);
+  }
+  for (auto& e : entries) e.median_s = median(e.samples_s);
+  return entries;
+}
+
+std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
+                                 const std::string& device_profile) {
+  json ops = json::array();
+  for (const auto& e : entries)
+    ops.push_back({{"kind", to_string(e.kind)}, {"stage", e.stage}, {"layer_begin", e.layer_begin},
+                   {"layer_end", e.layer_end}, {"sequences", e.sequences}, {"flops", e.flops},
+                   {"median_s", e.median_s}, {"samples_s", e.samples_s}});
+  const json doc{{"format", "geotrain-compute-profile"}, {"version", 1}, {"model", model},
+                 {"device_profile", device_profile}, {"ops", ops}};
+  return doc.dump(1) + "\n";
+}
+
+void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
+                           const std::string& model, const std::string& device_profile) {
+  std::ofstream out(path);
+  out << compute_profile_json(entries, model, device_profile);
+  if (!out) throw SystemError("write " + path, errno, "cannot write the compute profile");
+}
+
+std::vector<ProfileEntry> read_compute_profile(const std::string& file, const Scenario& sc) {
+  std::ifstream in(file);
+  if (!in) throw InputError(fmt::format("{}: cannot open compute profile", file));
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: malformed JSON: {}", file, e.what()));
+  }
+  if (!doc.is_object() || doc.value("format", "") != "geotrain-compute-profile" ||
+      !doc.contains("ops") || !doc["ops"].is_array())
+    throw InputError(fmt::format("{}: expected {{\"format\": \"geotrain-compute-profile\", \"ops\": [...]}}", file));
+  std::vector<std::string> problems;
+  std::vector<ProfileEntry> entries;
+  for (std::size_t i = 0; i < doc["ops"].size(); ++i)
+    if (auto e = read_entry(doc["ops"][i], i, sc, file, problems)) entries.push_back(*e);
+  if (!problems.empty()) throw InputError(problems);
+  return entries;
+}
+
+}  // namespace geotrain
