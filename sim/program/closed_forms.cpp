@@ -17,7 +17,9 @@ double ring_steps_time(const std::vector<LinkTime>& hops, double bytes, int step
   return steps * step;
 }
 
-int mod(int a, int n) { return ((a % n) + n) % n; }
+int mod(int a, int n) {
+  return ((a % n) + n) % n;
+}
 
 }  // namespace
 
@@ -33,7 +35,9 @@ double ring_allgather_time(const std::vector<LinkTime>& hops, double bytes) {
 double ring_allreduce_time(int n, double bytes, LinkTime link) {
   return ring_allreduce_time(std::vector<LinkTime>(static_cast<std::size_t>(n), link), bytes);
 }
-double ring_allreduce_bytes_per_rank(int n, double bytes) { return 2.0 * (n - 1) / n * bytes; }
+double ring_allreduce_bytes_per_rank(int n, double bytes) {
+  return 2.0 * (n - 1) / n * bytes;
+}
 
 double direct_gather_time(int n, int root, double bytes, const LinkOf& link) {
   double t = 0;
@@ -71,7 +75,8 @@ double tree_allreduce_time(int n, int root, double bytes, const LinkOf& link) {
   while (top < n) top <<= 1;
   for (int mask = top >> 1; mask >= 1; mask >>= 1)
     for (int v = 0; v + mask < n; v += 2 * mask) {
-      const double start = std::max(clock[static_cast<std::size_t>(v)], clock[static_cast<std::size_t>(v + mask)]);
+      const double start =
+          std::max(clock[static_cast<std::size_t>(v)], clock[static_cast<std::size_t>(v + mask)]);
       const double end = start + link(real(v), real(v + mask)).transfer_s(bytes);
       clock[static_cast<std::size_t>(v)] = clock[static_cast<std::size_t>(v + mask)] = end;
     }
@@ -79,13 +84,15 @@ double tree_allreduce_time(int n, int root, double bytes, const LinkOf& link) {
 }
 
 double halving_doubling_allreduce_time(int n, double bytes, const LinkOf& link) {
-  if (n <= 0 || (n & (n - 1)) != 0) throw std::invalid_argument("halving-doubling needs a power-of-2 group");
+  if (n <= 0 || (n & (n - 1)) != 0)
+    throw std::invalid_argument("halving-doubling needs a power-of-2 group");
   std::vector<double> clock(static_cast<std::size_t>(n), 0);
   const auto exchange = [&](int mask, double size) {
     for (int p = 0; p < n; ++p) {
       const int q = p ^ mask;
       if (q < p) continue;
-      const double start = std::max(clock[static_cast<std::size_t>(p)], clock[static_cast<std::size_t>(q)]);
+      const double start =
+          std::max(clock[static_cast<std::size_t>(p)], clock[static_cast<std::size_t>(q)]);
       const double end = start + std::max(link(p, q).transfer_s(size), link(q, p).transfer_s(size));
       clock[static_cast<std::size_t>(p)] = clock[static_cast<std::size_t>(q)] = end;
     }
@@ -124,7 +131,8 @@ std::vector<double> gpipe_stage_end_times(const std::vector<double>& forward_s,
   return ends;
 }
 
-double gpipe_iteration_time(const std::vector<double>& stage_end_s, const std::vector<double>& sync_s,
+double gpipe_iteration_time(const std::vector<double>& stage_end_s,
+                            const std::vector<double>& sync_s,
                             const std::vector<double>& optimizer_s) {
   double t = 0;
   for (std::size_t s = 0; s < stage_end_s.size(); ++s)
@@ -132,7 +140,8 @@ double gpipe_iteration_time(const std::vector<double>& stage_end_s, const std::v
   return t;
 }
 
-double bucketed_fifo_time(const std::vector<double>& backward_s, const std::vector<double>& allreduce_s) {
+double bucketed_fifo_time(const std::vector<double>& backward_s,
+                          const std::vector<double>& allreduce_s) {
   double ready = 0, end = 0;
   for (std::size_t k = 0; k < backward_s.size(); ++k) {
     ready += backward_s[k];

@@ -69,9 +69,11 @@ double tandem_makespan(const std::vector<double>& service_s, int jobs);
 std::vector<double> gpipe_stage_end_times(const std::vector<double>& forward_s,
                                           const std::vector<double>& backward_s,
                                           const std::vector<double>& activation_link_s,
-                                          const std::vector<double>& gradient_link_s, int micro_batches);
+                                          const std::vector<double>& gradient_link_s,
+                                          int micro_batches);
 // Iteration = max over stages of (pipeline end + data-parallel sync + optimizer).
-double gpipe_iteration_time(const std::vector<double>& stage_end_s, const std::vector<double>& sync_s,
+double gpipe_iteration_time(const std::vector<double>& stage_end_s,
+                            const std::vector<double>& sync_s,
                             const std::vector<double>& optimizer_s);
 
 // --- DDP gradient buckets overlapping backward ------------------------------------------------
@@ -80,9 +82,11 @@ double gpipe_iteration_time(const std::vector<double>& stage_end_s, const std::v
 // k's all-reduce alone on the network. With all-reduces run one at a time in issue order (one
 // communication stream, as PyTorch DDP), the last one ends at the exact FIFO recurrence
 //   ready_k = sum_{j<=k} backward_s[j],  end_k = max(ready_k, end_{k-1}) + allreduce_s[k].
-double bucketed_fifo_time(const std::vector<double>& backward_s, const std::vector<double>& allreduce_s);
+double bucketed_fifo_time(const std::vector<double>& backward_s,
+                          const std::vector<double>& allreduce_s);
 struct OverlapBounds {
-  double lower_s = 0;  // max(all compute + last bucket's all-reduce, first bucket ready + all all-reduces)
+  double lower_s =
+      0;  // max(all compute + last bucket's all-reduce, first bucket ready + all all-reduces)
   double upper_s = 0;  // no overlap at all: all compute + all all-reduces
 };
 OverlapBounds bucketed_overlap_bounds(const std::vector<double>& backward_s,

@@ -26,8 +26,12 @@ struct Instance {
 
 class Execution {
  public:
-  explicit Execution(const Program& p) : p_(p), pc_(p.ranks.size(), 0), done_(p.ranks.size()),
-                                         posted_(p.ranks.size()), queued_(p.ranks.size(), true) {
+  explicit Execution(const Program& p)
+      : p_(p),
+        pc_(p.ranks.size(), 0),
+        done_(p.ranks.size()),
+        posted_(p.ranks.size()),
+        queued_(p.ranks.size(), true) {
     for (std::size_t r = 0; r < p.ranks.size(); ++r) {
       done_[r].assign(p.ranks[r].size(), false);
       posted_[r].assign(p.ranks[r].size(), false);
@@ -49,8 +53,9 @@ class Execution {
       const int i = pc_[r];
       if (static_cast<std::size_t>(i) >= p_.ranks[r].size()) continue;
       const Op& op = p_.ranks[r][static_cast<std::size_t>(i)];
-      problems.add(fmt::format("deadlock: {} never completes: {}{}{}", op_where(p_, static_cast<int>(r), i),
-                               op_summary(p_, op), collective_progress(static_cast<int>(r), op),
+      problems.add(fmt::format("deadlock: {} never completes: {}{}{}",
+                               op_where(p_, static_cast<int>(r), i), op_summary(p_, op),
+                               collective_progress(static_cast<int>(r), op),
                                pending_of_wait(r, op)));
     }
   }
@@ -89,7 +94,8 @@ class Execution {
     } else if (const auto* c = op.as<CollectiveOp>()) {
       int& next = instance_of_[{r, c->group}];
       auto& instances = instances_[c->group];
-      if (instances.size() <= static_cast<std::size_t>(next)) instances.resize(static_cast<std::size_t>(next) + 1);
+      if (instances.size() <= static_cast<std::size_t>(next))
+        instances.resize(static_cast<std::size_t>(next) + 1);
       Instance& inst = instances[static_cast<std::size_t>(next++)];
       inst.arrived.emplace_back(r, i);
       if (inst.arrived.size() == p_.group(c->group).ranks.size())
@@ -119,7 +125,8 @@ class Execution {
     for (int j : w->ops) {
       if (done_[r][static_cast<std::size_t>(j)]) continue;
       const Op& named = p_.ranks[r][static_cast<std::size_t>(j)];
-      pending += fmt::format("{}op {} '{}': {}", pending.empty() ? "" : "; ", j, named.label, op_summary(p_, named));
+      pending += fmt::format("{}op {} '{}': {}", pending.empty() ? "" : "; ", j, named.label,
+                             op_summary(p_, named));
     }
     return " (pending: " + pending + ")";
   }

@@ -15,8 +15,10 @@ namespace geotrain {
 namespace detail {
 
 void Problems::add(std::string line) {
-  if (lines_.size() < kMax) lines_.push_back(std::move(line));
-  else ++dropped_;
+  if (lines_.size() < kMax)
+    lines_.push_back(std::move(line));
+  else
+    ++dropped_;
 }
 
 std::vector<std::string> Problems::lines() const {
@@ -31,15 +33,19 @@ std::string op_where(const Program& p, int rank, int index) {
 }
 
 std::string op_summary(const Program& p, const Op& op) {
-  if (const auto* s = op.as<SendOp>()) return fmt::format("send to {} tag {} ({} B)", s->peer, s->tag, s->bytes);
-  if (const auto* r = op.as<RecvOp>()) return fmt::format("recv from {} tag {} ({} B)", r->peer, r->tag, r->bytes);
+  if (const auto* s = op.as<SendOp>())
+    return fmt::format("send to {} tag {} ({} B)", s->peer, s->tag, s->bytes);
+  if (const auto* r = op.as<RecvOp>())
+    return fmt::format("recv from {} tag {} ({} B)", r->peer, r->tag, r->bytes);
   if (const auto* c = op.as<CollectiveOp>()) {
     const bool known = c->group >= 0 && static_cast<std::size_t>(c->group) < p.groups.size();
-    return fmt::format("{} {} on group {} '{}' tag {} ({} B)", to_string(c->kind), to_string(c->algorithm),
-                       c->group, known ? p.group(c->group).name : "?", c->tag, c->bytes);
+    return fmt::format("{} {} on group {} '{}' tag {} ({} B)", to_string(c->kind),
+                       to_string(c->algorithm), c->group, known ? p.group(c->group).name : "?",
+                       c->tag, c->bytes);
   }
   if (const auto* d = op.as<DynamicOp>())
-    return fmt::format("{} on group {} tag {} ({} B)", to_string(d->rule), d->group, d->tag, d->bytes);
+    return fmt::format("{} on group {} tag {} ({} B)", to_string(d->rule), d->group, d->tag,
+                       d->bytes);
   if (const auto* w = op.as<WaitOp>()) return fmt::format("wait for {} ops", w->ops.size());
   return fmt::format("{} compute", to_string(op.as<ComputeOp>()->kind));
 }
@@ -51,7 +57,9 @@ namespace {
 using detail::op_where;
 using detail::Problems;
 
-bool bad_bytes(double b) { return !std::isfinite(b) || b < 0; }
+bool bad_bytes(double b) {
+  return !std::isfinite(b) || b < 0;
+}
 bool is_member(const Group& g, int rank) {
   return std::find(g.ranks.begin(), g.ranks.end(), rank) != g.ranks.end();
 }
@@ -61,18 +69,24 @@ bool known_group(const Program& p, GroupId g) {
 
 void check_shape(const Program& p, Problems& out) {
   const int n = static_cast<int>(p.ranks.size());
-  if (p.world_size != n) out.add(fmt::format("world_size is {} but the program has {} ranks", p.world_size, n));
+  if (p.world_size != n)
+    out.add(fmt::format("world_size is {} but the program has {} ranks", p.world_size, n));
   if (p.device_of_rank.size() != p.ranks.size())
     out.add(fmt::format("device_of_rank has {} entries for {} ranks", p.device_of_rank.size(), n));
   for (std::size_t g = 0; g < p.groups.size(); ++g) {
     const Group& group = p.groups[g];
-    if (group.id != static_cast<int>(g)) out.add(fmt::format("groups[{}] has id {} (expected {})", g, group.id, g));
+    if (group.id != static_cast<int>(g))
+      out.add(fmt::format("groups[{}] has id {} (expected {})", g, group.id, g));
     if (group.ranks.empty()) out.add(fmt::format("group {} '{}' has no ranks", g, group.name));
     std::vector<bool> seen(p.ranks.size(), false);
     for (int r : group.ranks) {
-      if (r < 0 || r >= n) out.add(fmt::format("group {} '{}' names rank {} (expected 0 to {})", g, group.name, r, n - 1));
-      else if (seen[static_cast<std::size_t>(r)]) out.add(fmt::format("group {} '{}' lists rank {} twice", g, group.name, r));
-      else seen[static_cast<std::size_t>(r)] = true;
+      if (r < 0 || r >= n)
+        out.add(
+            fmt::format("group {} '{}' names rank {} (expected 0 to {})", g, group.name, r, n - 1));
+      else if (seen[static_cast<std::size_t>(r)])
+        out.add(fmt::format("group {} '{}' lists rank {} twice", g, group.name, r));
+      else
+        seen[static_cast<std::size_t>(r)] = true;
     }
   }
 }
@@ -85,7 +99,8 @@ std::string algorithm_problem(const CollectiveOp& c, std::size_t members) {
   switch (c.kind) {
     case K::allreduce:
       if (c.algorithm == A::halving_doubling && (members & (members - 1)) != 0)
-        return fmt::format("halving-doubling needs a power-of-2 group, this one has {} ranks", members);
+        return fmt::format("halving-doubling needs a power-of-2 group, this one has {} ranks",
+                           members);
       return "";
     case K::reduce_scatter:
     case K::allgather:
@@ -101,14 +116,19 @@ void check_collective(const Program& p, int r, int i, const CollectiveOp& c, Pro
     return;
   }
   const Group& g = p.group(c.group);
-  if (!is_member(g, r)) out.add(fmt::format("{}: rank {} is not in group {} '{}'", op_where(p, r, i), r, c.group, g.name));
+  if (!is_member(g, r))
+    out.add(
+        fmt::format("{}: rank {} is not in group {} '{}'", op_where(p, r, i), r, c.group, g.name));
   const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::gather ||
                       c.kind == CollectiveKind::scatter || c.kind == CollectiveKind::reduce;
-  if ((rooted || c.algorithm == CollectiveAlgorithm::direct || c.algorithm == CollectiveAlgorithm::tree) &&
+  if ((rooted || c.algorithm == CollectiveAlgorithm::direct ||
+       c.algorithm == CollectiveAlgorithm::tree) &&
       !is_member(g, c.root))
-    out.add(fmt::format("{}: root {} is not in group {} '{}'", op_where(p, r, i), c.root, c.group, g.name));
+    out.add(fmt::format("{}: root {} is not in group {} '{}'", op_where(p, r, i), c.root, c.group,
+                        g.name));
   if (auto why = algorithm_problem(c, g.ranks.size()); !why.empty())
-    out.add(fmt::format("{}: {} with algorithm {}: {}", op_where(p, r, i), to_string(c.kind), to_string(c.algorithm), why));
+    out.add(fmt::format("{}: {} with algorithm {}: {}", op_where(p, r, i), to_string(c.kind),
+                        to_string(c.algorithm), why));
 }
 
 void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problems& out) {
@@ -116,8 +136,10 @@ void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problem
   const Op& op = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
   const auto peer_ok = [&](int peer, double bytes) {
     if (peer < 0 || peer >= n || peer == r)
-      out.add(fmt::format("{}: peer {} (expected another rank, 0 to {})", op_where(p, r, i), peer, n - 1));
-    if (bad_bytes(bytes)) out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), bytes));
+      out.add(fmt::format("{}: peer {} (expected another rank, 0 to {})", op_where(p, r, i), peer,
+                          n - 1));
+    if (bad_bytes(bytes))
+      out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), bytes));
   };
   if (const auto* c = op.as<ComputeOp>()) {
     if (bad_bytes(c->flops) || bad_bytes(c->memory_bytes) || bad_bytes(c->sequences))
@@ -127,7 +149,8 @@ void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problem
   } else if (const auto* v = op.as<RecvOp>()) {
     peer_ok(v->peer, v->bytes);
   } else if (const auto* col = op.as<CollectiveOp>()) {
-    if (bad_bytes(col->bytes)) out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), col->bytes));
+    if (bad_bytes(col->bytes))
+      out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), col->bytes));
     check_collective(p, r, i, *col, out);
   } else if (const auto* d = op.as<DynamicOp>()) {
     if (!known_group(p, d->group) || !is_member(p.group(d->group), r))
@@ -135,14 +158,21 @@ void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problem
   } else if (const auto* w = op.as<WaitOp>()) {
     for (int j : w->ops) {
       const auto& ops = p.ranks[static_cast<std::size_t>(r)];
-      if (j < 0 || j >= i) out.add(fmt::format("{}: waits for op {} (expected an earlier op, 0 to {})", op_where(p, r, i), j, i - 1));
-      else if (!ops[static_cast<std::size_t>(j)].nonblocking) out.add(fmt::format("{}: waits for op {} '{}', which is not nonblocking", op_where(p, r, i), j, ops[static_cast<std::size_t>(j)].label));
-      else waited[static_cast<std::size_t>(j)] = true;
+      if (j < 0 || j >= i)
+        out.add(fmt::format("{}: waits for op {} (expected an earlier op, 0 to {})",
+                            op_where(p, r, i), j, i - 1));
+      else if (!ops[static_cast<std::size_t>(j)].nonblocking)
+        out.add(fmt::format("{}: waits for op {} '{}', which is not nonblocking", op_where(p, r, i),
+                            j, ops[static_cast<std::size_t>(j)].label));
+      else
+        waited[static_cast<std::size_t>(j)] = true;
     }
   }
-  const bool can_overlap = op.as<SendOp>() || op.as<RecvOp>() || op.as<CollectiveOp>() || op.as<DynamicOp>();
+  const bool can_overlap =
+      op.as<SendOp>() || op.as<RecvOp>() || op.as<CollectiveOp>() || op.as<DynamicOp>();
   if (op.nonblocking && !can_overlap)
-    out.add(fmt::format("{}: only send, recv, collective and dynamic ops can be nonblocking", op_where(p, r, i)));
+    out.add(fmt::format("{}: only send, recv, collective and dynamic ops can be nonblocking",
+                        op_where(p, r, i)));
 }
 
 void check_ops(const Program& p, Problems& out) {
@@ -152,7 +182,8 @@ void check_ops(const Program& p, Problems& out) {
     for (int i = 0; i < static_cast<int>(ops.size()); ++i) check_op(p, r, i, waited, out);
     for (std::size_t i = 0; i < ops.size(); ++i)
       if (ops[i].nonblocking && !waited[i])
-        out.add(fmt::format("{}: nonblocking but no later Wait names it", op_where(p, r, static_cast<int>(i))));
+        out.add(fmt::format("{}: nonblocking but no later Wait names it",
+                            op_where(p, r, static_cast<int>(i))));
   }
 }
 
@@ -174,18 +205,22 @@ void check_matching(const Program& p, Problems& out) {
     const std::size_t matched = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
     for (std::size_t k = 0; k < matched; ++k)
       if (list[k].bytes != it->second[k].bytes)
-        out.add(fmt::format("{} sends {} B but {} receives {} B", op_where(p, list[k].rank, list[k].index), list[k].bytes,
-                            op_where(p, it->second[k].rank, it->second[k].index), it->second[k].bytes));
+        out.add(fmt::format("{} sends {} B but {} receives {} B",
+                            op_where(p, list[k].rank, list[k].index), list[k].bytes,
+                            op_where(p, it->second[k].rank, it->second[k].index),
+                            it->second[k].bytes));
     for (std::size_t k = matched; k < list.size(); ++k)
-      out.add(fmt::format("{}: send to {} tag {} has no matching recv", op_where(p, list[k].rank, list[k].index),
-                          std::get<1>(key), std::get<2>(key)));
+      out.add(fmt::format("{}: send to {} tag {} has no matching recv",
+                          op_where(p, list[k].rank, list[k].index), std::get<1>(key),
+                          std::get<2>(key)));
   }
   for (const auto& [key, list] : recvs) {
     const auto it = sends.find(key);
     const std::size_t matched = it == sends.end() ? 0 : std::min(list.size(), it->second.size());
     for (std::size_t k = matched; k < list.size(); ++k)
-      out.add(fmt::format("{}: recv from {} tag {} has no matching send", op_where(p, list[k].rank, list[k].index),
-                          std::get<0>(key), std::get<2>(key)));
+      out.add(fmt::format("{}: recv from {} tag {} has no matching send",
+                          op_where(p, list[k].rank, list[k].index), std::get<0>(key),
+                          std::get<2>(key)));
   }
 }
 
@@ -193,8 +228,8 @@ bool same_collective(const Op& a, const Op& b) {
   const auto* x = a.as<CollectiveOp>();
   const auto* y = b.as<CollectiveOp>();
   if (x && y)
-    return x->kind == y->kind && x->bytes == y->bytes && x->algorithm == y->algorithm && x->root == y->root &&
-           x->tag == y->tag;
+    return x->kind == y->kind && x->bytes == y->bytes && x->algorithm == y->algorithm &&
+           x->root == y->root && x->tag == y->tag;
   const auto* u = a.as<DynamicOp>();
   const auto* v = b.as<DynamicOp>();
   return u && v && u->rule == v->rule && u->bytes == v->bytes && u->tag == v->tag;
@@ -217,17 +252,17 @@ void check_group_orders(const Program& p, Problems& out) {
     for (int r : group.ranks) {
       const auto& mine = by_rank[r];
       if (mine.size() != ref.size()) {
-        out.add(fmt::format("group {} '{}': rank {} enters {} collectives, rank {} enters {}", g, group.name, r,
-                            mine.size(), first, ref.size()));
+        out.add(fmt::format("group {} '{}': rank {} enters {} collectives, rank {} enters {}", g,
+                            group.name, r, mine.size(), first, ref.size()));
         continue;
       }
       for (std::size_t k = 0; k < mine.size(); ++k) {
         const Op& a = p.ranks[static_cast<std::size_t>(first)][static_cast<std::size_t>(ref[k])];
         const Op& b = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(mine[k])];
         if (!same_collective(a, b)) {
-          out.add(fmt::format("group {} '{}': collective #{} differs: {} is {}, {} is {}", g, group.name, k,
-                              op_where(p, first, ref[k]), detail::op_summary(p, a), op_where(p, r, mine[k]),
-                              detail::op_summary(p, b)));
+          out.add(fmt::format("group {} '{}': collective #{} differs: {} is {}, {} is {}", g,
+                              group.name, k, op_where(p, first, ref[k]), detail::op_summary(p, a),
+                              op_where(p, r, mine[k]), detail::op_summary(p, b)));
           break;
         }
       }
@@ -251,7 +286,8 @@ std::vector<std::string> program_problems(const Program& p) {
 void validate_program(const Program& p) {
   const auto problems = program_problems(p);
   if (problems.empty()) return;
-  std::string text = fmt::format("invalid program '{}' ({} problems):", p.strategy, problems.size());
+  std::string text =
+      fmt::format("invalid program '{}' ({} problems):", p.strategy, problems.size());
   for (const auto& line : problems) text += "\n  " + line;
   throw Error(text);
 }

@@ -16,7 +16,8 @@ Program build_ddp_allreduce(const Scenario& s, const Assignment& placement) {
   const auto algorithm = algorithm_named(s.strategy.text("algorithm"));
   for (auto& ops : p.ranks) {
     add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
-    ops.push_back(make_op(collective(CollectiveKind::allreduce, world, gradient, algorithm), "allreduce dp s0"));
+    ops.push_back(make_op(collective(CollectiveKind::allreduce, world, gradient, algorithm),
+                          "allreduce dp s0"));
     ops.push_back(optimizer_step(s, 0, 0, layers));
   }
   return p;

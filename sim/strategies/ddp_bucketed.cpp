@@ -31,7 +31,8 @@ struct Bucket {
 // is a parameter here), the layers from last to first, then the embeddings.
 std::vector<Unit> units_in_backward_order(const ModelSpec& m) {
   std::vector<Unit> units;
-  units.push_back({2.0 * m.d_model, 2 * lm_head_forward_flops_per_token(m) * m.seq_len, m.layers - 1});
+  units.push_back(
+      {2.0 * m.d_model, 2 * lm_head_forward_flops_per_token(m) * m.seq_len, m.layers - 1});
   for (int l = m.layers - 1; l >= 0; --l)
     units.push_back({params_per_layer(m), 2 * forward_flops_per_token_per_layer(m) * m.seq_len, l});
   units.push_back({embedding_params(m), 0, 0});
@@ -83,15 +84,18 @@ Program build_ddp_bucketed(const Scenario& s, const Assignment& placement) {
   const int last = mb.micro_batches - 1;
   for (auto& ops : p.ranks) {
     add_forward_backward(ops, s.model, mb, last, 0, 0, layers);
-    ops.push_back(make_op(forward_op(s.model, 0, last, 0, layers, mb.sequences), fmt::format("fwd s0 mb{}", last)));
+    ops.push_back(make_op(forward_op(s.model, 0, last, 0, layers, mb.sequences),
+                          fmt::format("fwd s0 mb{}", last)));
     std::vector<int> in_flight;
     for (std::size_t k = 0; k < buckets.size(); ++k) {
       const Bucket& b = buckets[k];
       if (b.backward_flops_per_sequence > 0)
-        ops.push_back(make_op(bucket_backward(s.model, b, last, mb.sequences), fmt::format("bwd s0 mb{} b{}", last, k)));
+        ops.push_back(make_op(bucket_backward(s.model, b, last, mb.sequences),
+                              fmt::format("bwd s0 mb{} b{}", last, k)));
       in_flight.push_back(static_cast<int>(ops.size()));
-      ops.push_back(make_op(collective(CollectiveKind::allreduce, world, b.bytes, algorithm, 0, static_cast<int>(k)),
-                            fmt::format("bucket {}", k), true));
+      ops.push_back(make_op(
+          collective(CollectiveKind::allreduce, world, b.bytes, algorithm, 0, static_cast<int>(k)),
+          fmt::format("bucket {}", k), true));
     }
     ops.push_back(make_wait(in_flight, "wait buckets"));
     ops.push_back(optimizer_step(s, 0, 0, layers));

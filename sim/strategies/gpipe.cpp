@@ -20,7 +20,9 @@ namespace geotrain {
 namespace {
 
 constexpr int kActivation = 0, kGradient = 1;
-int tag_of(int micro_batch, int direction) { return 2 * micro_batch + direction; }
+int tag_of(int micro_batch, int direction) {
+  return 2 * micro_batch + direction;
+}
 
 struct Step {
   bool forward;
@@ -36,7 +38,8 @@ std::vector<Step> stage_schedule(const std::string& schedule, int stage, int sta
   }
   const int warmup = std::min(stages - stage - 1, m);
   for (int i = 0; i < warmup; ++i) steps.push_back({true, i});
-  for (int i = 0; i < m - warmup; ++i) steps.push_back({true, warmup + i}), steps.push_back({false, i});
+  for (int i = 0; i < m - warmup; ++i)
+    steps.push_back({true, warmup + i}), steps.push_back({false, i});
   for (int i = m - warmup; i < m; ++i) steps.push_back({false, i});
   return steps;
 }
@@ -57,11 +60,13 @@ void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int sta
   const int next = stage + 1 < pl.stages ? pl.rank(replica, stage + 1) : -1;
   const double bytes = activation_bytes(pl.s.model, pl.mb.sequences);
   const auto [begin, end] = pl.layers[static_cast<std::size_t>(stage)];
-  std::vector<int> recv_act(static_cast<std::size_t>(m)), recv_grad(static_cast<std::size_t>(m)), sends;
+  std::vector<int> recv_act(static_cast<std::size_t>(m)), recv_grad(static_cast<std::size_t>(m)),
+      sends;
   const auto post = [&](std::vector<int>& where, int peer, int direction, const char* what) {
     for (int i = 0; i < m; ++i) {
       where[static_cast<std::size_t>(i)] = static_cast<int>(ops.size());
-      ops.push_back(make_op(RecvOp{peer, bytes, tag_of(i, direction)}, fmt::format("recv {} s{} mb{}", what, stage, i), true));
+      ops.push_back(make_op(RecvOp{peer, bytes, tag_of(i, direction)},
+                            fmt::format("recv {} s{} mb{}", what, stage, i), true));
     }
   };
   if (prev >= 0) post(recv_act, prev, kActivation, "act");
@@ -74,9 +79,11 @@ void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int sta
       ops.push_back(make_wait({(st.forward ? recv_act : recv_grad)[static_cast<std::size_t>(i)]},
                               fmt::format("wait {} s{} mb{}", what, stage, i)));
     if (st.forward)
-      ops.push_back(make_op(forward_op(pl.s.model, stage, i, begin, end, pl.mb.sequences), fmt::format("fwd s{} mb{}", stage, i)));
+      ops.push_back(make_op(forward_op(pl.s.model, stage, i, begin, end, pl.mb.sequences),
+                            fmt::format("fwd s{} mb{}", stage, i)));
     else
-      ops.push_back(make_op(backward_op(pl.s.model, stage, i, begin, end, pl.mb.sequences), fmt::format("bwd s{} mb{}", stage, i)));
+      ops.push_back(make_op(backward_op(pl.s.model, stage, i, begin, end, pl.mb.sequences),
+                            fmt::format("bwd s{} mb{}", stage, i)));
     if (to >= 0) {
       sends.push_back(static_cast<int>(ops.size()));
       ops.push_back(make_op(SendOp{to, bytes, tag_of(i, st.forward ? kActivation : kGradient)},
@@ -86,23 +93,28 @@ void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int sta
   if (!sends.empty()) ops.push_back(make_wait(sends, fmt::format("wait sends s{}", stage)));
 }
 
-void dp_sync_ops(std::vector<Op>& ops, const Pipeline& pl, const Program& p, GroupId group, int stage, int rank) {
+void dp_sync_ops(std::vector<Op>& ops, const Pipeline& pl, const Program& p, GroupId group,
+                 int stage, int rank) {
   const auto [begin, end] = pl.layers[static_cast<std::size_t>(stage)];
   const double gradient = stage_gradient_bytes(pl.s.model, begin, end);
   const std::string& sync = pl.s.strategy.text("dp_sync");
   const int root = p.group(group).ranks.front();
   const auto coll = [&](CollectiveKind k, CollectiveAlgorithm a, const std::string& name) {
-    ops.push_back(make_op(collective(k, group, gradient, a, root), fmt::format("{} dp s{}", name, stage)));
+    ops.push_back(
+        make_op(collective(k, group, gradient, a, root), fmt::format("{} dp s{}", name, stage)));
   };
   if (sync == "allreduce") {
     coll(CollectiveKind::allreduce, algorithm_named(pl.s.strategy.text("algorithm")), "allreduce");
   } else if (sync == "ps-central") {
     coll(CollectiveKind::gather, CollectiveAlgorithm::direct, "gather");
-    if (rank == root) ops.push_back(averaging(pl.s.model, gradient, stage, begin, end, fmt::format("average s{}", stage)));
+    if (rank == root)
+      ops.push_back(
+          averaging(pl.s.model, gradient, stage, begin, end, fmt::format("average s{}", stage)));
     coll(CollectiveKind::scatter, CollectiveAlgorithm::direct, "scatter");
   } else {
     coll(CollectiveKind::reduce_scatter, CollectiveAlgorithm::direct, "reduce-scatter");
-    ops.push_back(averaging(pl.s.model, gradient / pl.replicas, stage, begin, end, fmt::format("average shard s{}", stage)));
+    ops.push_back(averaging(pl.s.model, gradient / pl.replicas, stage, begin, end,
+                            fmt::format("average shard s{}", stage)));
     coll(CollectiveKind::allgather, CollectiveAlgorithm::direct, "allgather");
   }
 }
@@ -113,16 +125,21 @@ Program build_gpipe(const Scenario& s, const Assignment& placement) {
   const auto stages = static_cast<int>(s.strategy.integer("stages"));
   const auto replicas = static_cast<int>(s.strategy.integer("replicas"));
   if (placement.stages != stages || placement.replicas != replicas)
-    throw InputError(fmt::format("{}: placement has {} stages x {} replicas, strategy gpipe wants {} x {}", s.path,
-                                 placement.stages, placement.replicas, stages, replicas));
+    throw InputError(
+        fmt::format("{}: placement has {} stages x {} replicas, strategy gpipe wants {} x {}",
+                    s.path, placement.stages, placement.replicas, stages, replicas));
   if (stages > s.model.layers)
-    throw InputError(fmt::format("{}: strategy.stages = {}: more stages than the model's {} layers", s.path, stages,
-                                 s.model.layers));
+    throw InputError(fmt::format("{}: strategy.stages = {}: more stages than the model's {} layers",
+                                 s.path, stages, s.model.layers));
   std::vector<int> devices;
   for (int r = 0; r < replicas; ++r)
     for (int st = 0; st < stages; ++st) devices.push_back(placement.device(r, st));
   Program p = new_program(s, "gpipe", devices);
-  const Pipeline pl{s, stages, replicas, micro_batching(s.training, replicas), split_layers(s.model.layers, stages),
+  const Pipeline pl{s,
+                    stages,
+                    replicas,
+                    micro_batching(s.training, replicas),
+                    split_layers(s.model.layers, stages),
                     s.strategy.text("schedule")};
   for (int st = 0; st < stages; ++st) {
     std::vector<int> members;

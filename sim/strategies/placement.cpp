@@ -10,9 +10,10 @@ namespace geotrain {
 Assignment resolve_placement(const Scenario& scenario, int stages, int replicas) {
   const int devices = participating_devices(scenario);
   if (stages < 1 || replicas < 1 || stages * replicas != devices)
-    throw InputError(fmt::format("{}: placement: {} stages x {} replicas does not cover the {} participating "
-                                 "devices (expected stages x replicas = {})",
-                                 scenario.path, stages, replicas, devices, devices));
+    throw InputError(
+        fmt::format("{}: placement: {} stages x {} replicas does not cover the {} participating "
+                    "devices (expected stages x replicas = {})",
+                    scenario.path, stages, replicas, devices, devices));
   const PlacementSpec& p = scenario.placement;
   switch (p.kind) {
     case PlacementKind::identity:
@@ -24,10 +25,11 @@ Assignment resolve_placement(const Scenario& scenario, int stages, int replicas)
     case PlacementKind::scheduler:
       break;
   }
-  throw InputError(fmt::format("{}: placement.kind = scheduler: run the scheduler first and pass its "
-                               "assignment (geotrain simulate does; library callers use the scheduler "
-                               "library, or write it with `geotrain schedule` and use kind: file)",
-                               scenario.path));
+  throw InputError(
+      fmt::format("{}: placement.kind = scheduler: run the scheduler first and pass its "
+                  "assignment (geotrain simulate does; library callers use the scheduler "
+                  "library, or write it with `geotrain schedule` and use kind: file)",
+                  scenario.path));
 }
 
 }  // namespace geotrain

@@ -13,7 +13,8 @@ Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement) 
   const int n = p.world_size, layers = s.model.layers;
   const auto server = s.strategy.integer("server");
   if (server >= n)
-    throw InputError(fmt::format("{}: strategy.server = {}: no such rank (expected 0 to {})", s.path, server, n - 1));
+    throw InputError(fmt::format("{}: strategy.server = {}: no such rank (expected 0 to {})",
+                                 s.path, server, n - 1));
   const int root = static_cast<int>(server);
   std::vector<int> everyone;
   for (int r = 0; r < n; ++r) everyone.push_back(r);
@@ -23,11 +24,13 @@ Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement) 
   for (int r = 0; r < n; ++r) {
     auto& ops = p.ranks[static_cast<std::size_t>(r)];
     add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
-    ops.push_back(make_op(collective(CollectiveKind::gather, world, gradient, CollectiveAlgorithm::direct, root),
-                          "gather dp s0"));
+    ops.push_back(make_op(
+        collective(CollectiveKind::gather, world, gradient, CollectiveAlgorithm::direct, root),
+        "gather dp s0"));
     if (r == root) ops.push_back(averaging(s.model, gradient, 0, 0, layers, "average s0"));
-    ops.push_back(make_op(collective(CollectiveKind::scatter, world, gradient, CollectiveAlgorithm::direct, root),
-                          "scatter dp s0"));
+    ops.push_back(make_op(
+        collective(CollectiveKind::scatter, world, gradient, CollectiveAlgorithm::direct, root),
+        "scatter dp s0"));
     ops.push_back(optimizer_step(s, 0, 0, layers));
   }
   return p;

@@ -16,11 +16,13 @@ Program build_ps_sharded(const Scenario& s, const Assignment& placement) {
   const double gradient = stage_gradient_bytes(s.model, 0, layers);
   for (auto& ops : p.ranks) {
     add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
-    ops.push_back(make_op(collective(CollectiveKind::reduce_scatter, world, gradient, CollectiveAlgorithm::direct),
-                          "reduce-scatter dp s0"));
+    ops.push_back(make_op(
+        collective(CollectiveKind::reduce_scatter, world, gradient, CollectiveAlgorithm::direct),
+        "reduce-scatter dp s0"));
     ops.push_back(averaging(s.model, gradient / n, 0, 0, layers, "average shard s0"));
-    ops.push_back(make_op(collective(CollectiveKind::allgather, world, gradient, CollectiveAlgorithm::direct),
-                          "allgather dp s0"));
+    ops.push_back(
+        make_op(collective(CollectiveKind::allgather, world, gradient, CollectiveAlgorithm::direct),
+                "allgather dp s0"));
     ops.push_back(optimizer_step(s, 0, 0, layers));
   }
   return p;

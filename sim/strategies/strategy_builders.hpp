@@ -34,7 +34,8 @@ CollectiveAlgorithm algorithm_named(const std::string& name);
 
 // A Program with strategy name, ranks, placement and the per-iteration throughput figures
 // (the whole global batch: 3 x forward flop of the full model per sequence).
-Program new_program(const Scenario& s, const std::string& strategy, std::vector<int> device_of_rank);
+Program new_program(const Scenario& s, const std::string& strategy,
+                    std::vector<int> device_of_rank);
 GroupId add_group(Program& p, std::string name, std::vector<int> ranks);
 
 Op make_op(ComputeOp body, std::string label);
@@ -42,19 +43,20 @@ Op make_op(SendOp body, std::string label, bool nonblocking);
 Op make_op(RecvOp body, std::string label, bool nonblocking);
 Op make_op(CollectiveOp body, std::string label, bool nonblocking = false);
 Op make_wait(std::vector<int> ops, std::string label);
-CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes, CollectiveAlgorithm algorithm,
-                        int root = 0, int tag = 0);
+CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes,
+                        CollectiveAlgorithm algorithm, int root = 0, int tag = 0);
 
 // Forward then backward of every micro-batch through layers [layer_begin, layer_end) (gradient
 // accumulation), labelled "fwd s<stage> mb<i>" / "bwd s<stage> mb<i>"; the first `count`
 // micro-batches only.
-void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb, int count,
-                          int stage, int layer_begin, int layer_end);
+void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb,
+                          int count, int stage, int layer_begin, int layer_end);
 // The stage's optimizer step ("optim s<stage>").
 Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end);
 // Divides summed gradients by the group size: element-wise over `bytes` of gradients
 // ("average ..."), flops = elements, memory = read + write.
-Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end, std::string label);
+Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end,
+             std::string label);
 
 // Data-parallel device list from the placement (1 x N).
 std::vector<int> data_parallel_devices(const Assignment& placement);

@@ -20,15 +20,18 @@ MicroBatching micro_batching(const TrainingSpec& t, int replicas) {
 }
 
 CollectiveAlgorithm algorithm_named(const std::string& name) {
-  for (auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::halving_doubling,
-                 CollectiveAlgorithm::direct, CollectiveAlgorithm::library})
+  for (auto a :
+       {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::halving_doubling,
+        CollectiveAlgorithm::direct, CollectiveAlgorithm::library})
     if (name == to_string(a)) return a;
-  throw InputError(fmt::format("strategy.algorithm = '{}': unknown collective algorithm (expected ring, tree, "
-                               "halving-doubling, direct or library)",
-                               name));
+  throw InputError(
+      fmt::format("strategy.algorithm = '{}': unknown collective algorithm (expected ring, tree, "
+                  "halving-doubling, direct or library)",
+                  name));
 }
 
-Program new_program(const Scenario& s, const std::string& strategy, std::vector<int> device_of_rank) {
+Program new_program(const Scenario& s, const std::string& strategy,
+                    std::vector<int> device_of_rank) {
   Program p;
   p.strategy = strategy;
   p.world_size = static_cast<int>(device_of_rank.size());
@@ -47,16 +50,24 @@ GroupId add_group(Program& p, std::string name, std::vector<int> ranks) {
   return id;
 }
 
-Op make_op(ComputeOp body, std::string label) { return {body, false, std::move(label)}; }
-Op make_op(SendOp body, std::string label, bool nonblocking) { return {body, nonblocking, std::move(label)}; }
-Op make_op(RecvOp body, std::string label, bool nonblocking) { return {body, nonblocking, std::move(label)}; }
+Op make_op(ComputeOp body, std::string label) {
+  return {body, false, std::move(label)};
+}
+Op make_op(SendOp body, std::string label, bool nonblocking) {
+  return {body, nonblocking, std::move(label)};
+}
+Op make_op(RecvOp body, std::string label, bool nonblocking) {
+  return {body, nonblocking, std::move(label)};
+}
 Op make_op(CollectiveOp body, std::string label, bool nonblocking) {
   return {body, nonblocking, std::move(label)};
 }
-Op make_wait(std::vector<int> ops, std::string label) { return {WaitOp{std::move(ops)}, false, std::move(label)}; }
+Op make_wait(std::vector<int> ops, std::string label) {
+  return {WaitOp{std::move(ops)}, false, std::move(label)};
+}
 
-CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes, CollectiveAlgorithm algorithm, int root,
-                        int tag) {
+CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes,
+                        CollectiveAlgorithm algorithm, int root, int tag) {
   CollectiveOp c;
   c.kind = kind;
   c.group = group;
@@ -67,8 +78,8 @@ CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes, Collec
   return c;
 }
 
-void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb, int count, int stage,
-                          int layer_begin, int layer_end) {
+void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb,
+                          int count, int stage, int layer_begin, int layer_end) {
   for (int i = 0; i < count; ++i) {
     ops.push_back(make_op(forward_op(m, stage, i, layer_begin, layer_end, mb.sequences),
                           fmt::format("fwd s{} mb{}", stage, i)));
@@ -82,7 +93,8 @@ Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end) 
                  fmt::format("optim s{}", stage));
 }
 
-Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end, std::string label) {
+Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end,
+             std::string label) {
   ComputeOp op;
   op.kind = ComputeKind::other;
   op.stage = stage;

@@ -24,8 +24,10 @@ struct Entry {
 
 const std::map<std::string, Entry>& builders() {
   static const std::map<std::string, Entry> table{
-      {"ddp-allreduce", {build_ddp_allreduce, false}}, {"ps-gather-scatter", {build_ps_gather_scatter, false}},
-      {"ps-sharded", {build_ps_sharded, false}},       {"ddp-bucketed", {build_ddp_bucketed, false}},
+      {"ddp-allreduce", {build_ddp_allreduce, false}},
+      {"ps-gather-scatter", {build_ps_gather_scatter, false}},
+      {"ps-sharded", {build_ps_sharded, false}},
+      {"ddp-bucketed", {build_ddp_bucketed, false}},
       {"gpipe", {build_gpipe, true}},
   };
   return table;
@@ -38,17 +40,19 @@ Program build_program(const Scenario& scenario, const Assignment* placement) {
   if (it == builders().end()) {
     std::string known;
     for (const auto& [name, entry] : builders()) known += (known.empty() ? "" : ", ") + name;
-    throw InputError(fmt::format("{}: strategy.name = '{}': no Program builder (known: {})", scenario.path,
-                                 scenario.strategy.name, known));
+    throw InputError(fmt::format("{}: strategy.name = '{}': no Program builder (known: {})",
+                                 scenario.path, scenario.strategy.name, known));
   }
-  const int stages = it->second.pipeline ? static_cast<int>(scenario.strategy.integer("stages")) : 1;
-  const int replicas =
-      it->second.pipeline ? static_cast<int>(scenario.strategy.integer("replicas")) : participating_devices(scenario);
-  const Assignment resolved = placement ? *placement : resolve_placement(scenario, stages, replicas);
+  const int stages =
+      it->second.pipeline ? static_cast<int>(scenario.strategy.integer("stages")) : 1;
+  const int replicas = it->second.pipeline ? static_cast<int>(scenario.strategy.integer("replicas"))
+                                           : participating_devices(scenario);
+  const Assignment resolved =
+      placement ? *placement : resolve_placement(scenario, stages, replicas);
   if (resolved.stages != stages || resolved.replicas != replicas)
-    throw InputError(fmt::format("{}: the placement has {} stages x {} replicas, strategy {} needs {} x {}",
-                                 scenario.path, resolved.stages, resolved.replicas, scenario.strategy.name, stages,
-                                 replicas));
+    throw InputError(fmt::format(
+        "{}: the placement has {} stages x {} replicas, strategy {} needs {} x {}", scenario.path,
+        resolved.stages, resolved.replicas, scenario.strategy.name, stages, replicas));
   Program program = it->second.build(scenario, resolved);
   validate_program(program);
   return program;

@@ -28,7 +28,9 @@ const std::map<std::string, double> kMemoryBandwidth{
     {"V100", 900e9}, {"A100", 2039e9}, {"H100", 3350e9}, {"cpu", 20e9}};
 constexpr double kBytesPerFp32Flop = 0.06;
 
-bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool same(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
 
 }  // namespace
 
@@ -41,7 +43,8 @@ struct ComputeModel::Impl {
     double best = std::numeric_limits<double>::infinity();
     for (const auto& e : entries) {
       if (e.kind != op.kind) continue;
-      if (e.layer_begin == op.layer_begin && e.layer_end == op.layer_end && same(e.sequences, op.sequences))
+      if (e.layer_begin == op.layer_begin && e.layer_end == op.layer_end &&
+          same(e.sequences, op.sequences))
         return e.median_s;
       if (e.flops <= 0 || op.flops <= 0) continue;
       const double distance = std::abs(std::log(e.flops / op.flops));
@@ -55,7 +58,8 @@ struct ComputeModel::Impl {
     const double rate = p.peak_flops(scenario.model.dtype) * p.efficiency;
     if (op.kind == ComputeKind::forward || op.kind == ComputeKind::backward) return op.flops / rate;
     auto it = kMemoryBandwidth.find(p.name);
-    const double bandwidth = it != kMemoryBandwidth.end() ? it->second : p.peak_fp32_flops * kBytesPerFp32Flop;
+    const double bandwidth =
+        it != kMemoryBandwidth.end() ? it->second : p.peak_fp32_flops * kBytesPerFp32Flop;
     return std::max(op.memory_bytes / bandwidth, op.flops / (p.peak_fp32_flops * p.efficiency));
   }
 };

@@ -4,8 +4,8 @@ namespace geotrain {
 
 namespace {
 
-ComputeOp pass_op(const ModelSpec& m, ComputeKind kind, int stage, int micro_batch,
-                  int layer_begin, int layer_end, double sequences, double flop_factor) {
+ComputeOp pass_op(const ModelSpec& m, ComputeKind kind, int stage, int micro_batch, int layer_begin,
+                  int layer_end, double sequences, double flop_factor) {
   ComputeOp op;
   op.kind = kind;
   op.stage = stage;
@@ -21,8 +21,8 @@ ComputeOp pass_op(const ModelSpec& m, ComputeKind kind, int stage, int micro_bat
 
 }  // namespace
 
-ComputeOp forward_op(const ModelSpec& m, int stage, int micro_batch, int layer_begin,
-                     int layer_end, double sequences) {
+ComputeOp forward_op(const ModelSpec& m, int stage, int micro_batch, int layer_begin, int layer_end,
+                     double sequences) {
   return pass_op(m, ComputeKind::forward, stage, micro_batch, layer_begin, layer_end, sequences, 1);
 }
 
@@ -32,7 +32,9 @@ ComputeOp backward_op(const ModelSpec& m, int stage, int micro_batch, int layer_
                  2);
 }
 
-double optimizer_bytes_per_param(Optimizer opt) { return opt == Optimizer::sgd ? 12 : 28; }
+double optimizer_bytes_per_param(Optimizer opt) {
+  return opt == Optimizer::sgd ? 12 : 28;
+}
 
 double optimizer_flops_per_param(Optimizer opt) {
   switch (opt) {

@@ -10,8 +10,8 @@ namespace geotrain {
 // Forward of `sequences` sequences through layers [layer_begin, layer_end).
 // flops = stage_forward_flops_per_sequence x sequences; memory_bytes = the stage's parameters
 // in the model dtype (weights read once per micro-batch).
-ComputeOp forward_op(const ModelSpec& m, int stage, int micro_batch, int layer_begin,
-                     int layer_end, double sequences);
+ComputeOp forward_op(const ModelSpec& m, int stage, int micro_batch, int layer_begin, int layer_end,
+                     double sequences);
 // Backward = 2 x forward flop (activation and weight gradients), same bytes.
 ComputeOp backward_op(const ModelSpec& m, int stage, int micro_batch, int layer_begin,
                       int layer_end, double sequences);

@@ -18,7 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool same(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -28,7 +30,8 @@ double median(std::vector<double> v) {
 }
 
 std::optional<ComputeKind> kind_named(const std::string& s) {
-  for (auto k : {ComputeKind::forward, ComputeKind::backward, ComputeKind::optimizer, ComputeKind::other})
+  for (auto k :
+       {ComputeKind::forward, ComputeKind::backward, ComputeKind::optimizer, ComputeKind::other})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }
@@ -49,7 +52,8 @@ double derived_flops(const Scenario& sc, const ProfileEntry& e) {
 
 // Reads one entry; appends a problem per bad field (file: ops[i].key = value: expectation).
 std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scenario& sc,
-                                const std::string& file, std::vector<std::string>& problems) {
+                                       const std::string& file,
+                                       std::vector<std::string>& problems) {
   const auto where = [&](const char* key) { return fmt::format("{}: ops[{}].{}", file, i, key); };
   const std::size_t before = problems.size();
   ProfileEntry e;
@@ -57,11 +61,14 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
     problems.push_back(fmt::format("{}: ops[{}]: expected an object", file, i));
     return std::nullopt;
   }
-  const auto kind = j.contains("kind") && j["kind"].is_string() ? kind_named(j["kind"].get<std::string>()) : std::nullopt;
+  const auto kind = j.contains("kind") && j["kind"].is_string()
+                        ? kind_named(j["kind"].get<std::string>())
+                        : std::nullopt;
   const bool known_kind = kind.has_value();
   if (!known_kind)
-    problems.push_back(fmt::format("{} = {}: unknown kind (expected forward, backward, optimizer, other)",
-                                   where("kind"), j.value("kind", json()).dump()));
+    problems.push_back(
+        fmt::format("{} = {}: unknown kind (expected forward, backward, optimizer, other)",
+                    where("kind"), j.value("kind", json()).dump()));
   else
     e.kind = *kind;
   const auto number = [&](const char* key, bool required, double min, double max, double& out) {
@@ -70,7 +77,8 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
       return;
     }
     if (!j[key].is_number() || j[key].get<double>() < min || j[key].get<double>() > max) {
-      problems.push_back(fmt::format("{} = {}: expected a number from {} to {}", where(key), j[key].dump(), min, max));
+      problems.push_back(fmt::format("{} = {}: expected a number from {} to {}", where(key),
+                                     j[key].dump(), min, max));
       return;
     }
     out = j[key].get<double>();
@@ -87,15 +95,17 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   e.stage = static_cast<int>(stage);
   if (j.contains("samples_s")) {
     if (!j["samples_s"].is_array())
-      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("samples_s"), j["samples_s"].dump()));
+      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("samples_s"),
+                                     j["samples_s"].dump()));
     else
       for (const auto& v : j["samples_s"])
         if (v.is_number()) e.samples_s.push_back(v.get<double>());
   }
   e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
   if (problems.size() == before && e.layer_begin >= e.layer_end)
-    problems.push_back(fmt::format("{}: layer range [{}, {}) is empty (expected layer_begin < layer_end)",
-                                   where("layer_end"), e.layer_begin, e.layer_end));
+    problems.push_back(
+        fmt::format("{}: layer range [{}, {}) is empty (expected layer_begin < layer_end)",
+                    where("layer_end"), e.layer_begin, e.layer_end));
   if (problems.size() != before) return std::nullopt;
   if (!j.contains("flops")) e.flops = derived_flops(sc, e);
   return e;
@@ -112,7 +122,9 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
              e.layer_end == op.layer_end && same(e.sequences, op.sequences);
     });
     if (it == entries.end())
-      it = entries.insert(entries.end(), {op.kind, op.stage, op.layer_begin, op.layer_end, op.sequences, op.flops, 0, {}});
+      it = entries.insert(
+          entries.end(),
+          {op.kind, op.stage, op.layer_begin, op.layer_end, op.sequences, op.flops, 0, {}});
     it->samples_s.push_back(s.seconds);
   }
   for (auto& e : entries) e.median_s = median(e.samples_s);
@@ -123,11 +135,19 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
                                  const std::string& device_profile) {
   json ops = json::array();
   for (const auto& e : entries)
-    ops.push_back({{"kind", to_string(e.kind)}, {"stage", e.stage}, {"layer_begin", e.layer_begin},
-                   {"layer_end", e.layer_end}, {"sequences", e.sequences}, {"flops", e.flops},
-                   {"median_s", e.median_s}, {"samples_s", e.samples_s}});
-  const json doc{{"format", "geotrain-compute-profile"}, {"version", 1}, {"model", model},
-                 {"device_profile", device_profile}, {"ops", ops}};
+    ops.push_back({{"kind", to_string(e.kind)},
+                   {"stage", e.stage},
+                   {"layer_begin", e.layer_begin},
+                   {"layer_end", e.layer_end},
+                   {"sequences", e.sequences},
+                   {"flops", e.flops},
+                   {"median_s", e.median_s},
+                   {"samples_s", e.samples_s}});
+  const json doc{{"format", "geotrain-compute-profile"},
+                 {"version", 1},
+                 {"model", model},
+                 {"device_profile", device_profile},
+                 {"ops", ops}};
   return doc.dump(1) + "\n";
 }
 
@@ -149,7 +169,8 @@ std::vector<ProfileEntry> read_compute_profile(const std::string& file, const Sc
   }
   if (!doc.is_object() || doc.value("format", "") != "geotrain-compute-profile" ||
       !doc.contains("ops") || !doc["ops"].is_array())
-    throw InputError(fmt::format("{}: expected {{\"format\": \"geotrain-compute-profile\", \"ops\": [...]}}", file));
+    throw InputError(fmt::format(
+        "{}: expected {{\"format\": \"geotrain-compute-profile\", \"ops\": [...]}}", file));
   std::vector<std::string> problems;
   std::vector<ProfileEntry> entries;
   for (std::size_t i = 0; i < doc["ops"].size(); ++i)

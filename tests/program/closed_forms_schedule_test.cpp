@@ -4,7 +4,6 @@
 // their step, and a step ends when all its transfers have. Random heterogeneous links
 // (fixed seed) make sure the closed forms hold beyond the uniform case.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <random>
 
@@ -20,17 +19,20 @@ struct Transfer_ {
   double bytes;
 };
 
-double replay(CollectiveKind kind, CollectiveAlgorithm algorithm, int n, int root, std::size_t count,
-              const LinkOf& link) {
+double replay(CollectiveKind kind, CollectiveAlgorithm algorithm, int n, int root,
+              std::size_t count, const LinkOf& link) {
   std::vector<std::vector<CollectiveStep>> steps;
-  for (int p = 0; p < n; ++p) steps.push_back(collective_schedule(kind, algorithm, n, p, root, count));
+  for (int p = 0; p < n; ++p)
+    steps.push_back(collective_schedule(kind, algorithm, n, p, root, count));
   // Match the k-th send p -> q with q's k-th receive from p.
   std::map<std::pair<int, int>, std::vector<std::pair<int, double>>> sends, recvs;
   for (int p = 0; p < n; ++p)
     for (int s = 0; s < static_cast<int>(steps[static_cast<std::size_t>(p)].size()); ++s) {
       const auto& step = steps[static_cast<std::size_t>(p)][static_cast<std::size_t>(s)];
-      for (const auto& t : step.sends) sends[{p, t.peer}].emplace_back(s, static_cast<double>(t.count));
-      for (const auto& t : step.recvs) recvs[{t.peer, p}].emplace_back(s, static_cast<double>(t.count));
+      for (const auto& t : step.sends)
+        sends[{p, t.peer}].emplace_back(s, static_cast<double>(t.count));
+      for (const auto& t : step.recvs)
+        recvs[{t.peer, p}].emplace_back(s, static_cast<double>(t.count));
     }
   std::vector<Transfer_> transfers;
   for (const auto& [key, list] : sends) {
@@ -39,25 +41,31 @@ double replay(CollectiveKind kind, CollectiveAlgorithm algorithm, int n, int roo
     for (std::size_t k = 0; k < list.size(); ++k)
       transfers.push_back({key.first, list[k].first, key.second, other[k].first, list[k].second});
   }
-  // start[p][s]: when member p starts step s; iterate to the fixed point (dependencies are acyclic).
+  // start[p][s]: when member p starts step s; iterate to the fixed point (dependencies are
+  // acyclic).
   std::vector<std::vector<double>> start(static_cast<std::size_t>(n));
-  for (int p = 0; p < n; ++p) start[static_cast<std::size_t>(p)].assign(steps[static_cast<std::size_t>(p)].size() + 1, 0);
+  for (int p = 0; p < n; ++p)
+    start[static_cast<std::size_t>(p)].assign(steps[static_cast<std::size_t>(p)].size() + 1, 0);
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<std::vector<double>> end = start;
     for (const auto& t : transfers) {
-      const double begin = std::max(start[static_cast<std::size_t>(t.sender)][static_cast<std::size_t>(t.sender_step)],
-                                    start[static_cast<std::size_t>(t.receiver)][static_cast<std::size_t>(t.receiver_step)]);
+      const double begin = std::max(
+          start[static_cast<std::size_t>(t.sender)][static_cast<std::size_t>(t.sender_step)],
+          start[static_cast<std::size_t>(t.receiver)][static_cast<std::size_t>(t.receiver_step)]);
       const double done = begin + link(t.sender, t.receiver).transfer_s(t.bytes);
-      for (auto [p, s] : {std::pair{t.sender, t.sender_step}, std::pair{t.receiver, t.receiver_step}}) {
+      for (auto [p, s] :
+           {std::pair{t.sender, t.sender_step}, std::pair{t.receiver, t.receiver_step}}) {
         double& e = end[static_cast<std::size_t>(p)][static_cast<std::size_t>(s)];
         e = std::max(e, done);
       }
     }
     for (int p = 0; p < n; ++p)
       for (std::size_t s = 0; s + 1 < start[static_cast<std::size_t>(p)].size(); ++s) {
-        const double next = std::max(end[static_cast<std::size_t>(p)][s], start[static_cast<std::size_t>(p)][s]);
-        if (next > start[static_cast<std::size_t>(p)][s + 1]) start[static_cast<std::size_t>(p)][s + 1] = next, changed = true;
+        const double next =
+            std::max(end[static_cast<std::size_t>(p)][s], start[static_cast<std::size_t>(p)][s]);
+        if (next > start[static_cast<std::size_t>(p)][s + 1])
+          start[static_cast<std::size_t>(p)][s + 1] = next, changed = true;
       }
   }
   double t = 0;
@@ -79,7 +87,8 @@ const std::size_t kBytes = 120'000'000;  // divisible by every N used below
 
 }  // namespace
 
-TEST_CASE("ring closed form = replayed ring schedule, heterogeneous links", "[program][closed-form][schedule]") {
+TEST_CASE("ring closed form = replayed ring schedule, heterogeneous links",
+          "[program][closed-form][schedule]") {
   for (int n : {2, 3, 5, 8})
     for (unsigned seed : {1u, 2u, 3u}) {
       INFO("N = " << n << " seed " << seed);
@@ -87,14 +96,17 @@ TEST_CASE("ring closed form = replayed ring schedule, heterogeneous links", "[pr
       std::vector<LinkTime> hops;
       for (int p = 0; p < n; ++p) hops.push_back(link(p, (p + 1) % n));
       const auto ring = CollectiveAlgorithm::ring;
-      CHECK(replay(CollectiveKind::allreduce, ring, n, 0, kBytes, link) == Approx(ring_allreduce_time(hops, kBytes)).epsilon(1e-9));
+      CHECK(replay(CollectiveKind::allreduce, ring, n, 0, kBytes, link) ==
+            Approx(ring_allreduce_time(hops, kBytes)).epsilon(1e-9));
       CHECK(replay(CollectiveKind::reduce_scatter, ring, n, 0, kBytes, link) ==
             Approx(ring_reduce_scatter_time(hops, kBytes)).epsilon(1e-9));
-      CHECK(replay(CollectiveKind::allgather, ring, n, 0, kBytes, link) == Approx(ring_allgather_time(hops, kBytes)).epsilon(1e-9));
+      CHECK(replay(CollectiveKind::allgather, ring, n, 0, kBytes, link) ==
+            Approx(ring_allgather_time(hops, kBytes)).epsilon(1e-9));
     }
 }
 
-TEST_CASE("tree, halving-doubling and direct closed forms = replayed schedules", "[program][closed-form][schedule]") {
+TEST_CASE("tree, halving-doubling and direct closed forms = replayed schedules",
+          "[program][closed-form][schedule]") {
   for (int n : {2, 3, 5, 8})
     for (unsigned seed : {4u, 5u}) {
       INFO("N = " << n << " seed " << seed);
@@ -108,7 +120,8 @@ TEST_CASE("tree, halving-doubling and direct closed forms = replayed schedules",
               Approx(direct_scatter_time(n, root, kBytes, link)).epsilon(1e-9));
       }
       if ((n & (n - 1)) == 0)
-        CHECK(replay(CollectiveKind::allreduce, CollectiveAlgorithm::halving_doubling, n, 0, kBytes, link) ==
+        CHECK(replay(CollectiveKind::allreduce, CollectiveAlgorithm::halving_doubling, n, 0, kBytes,
+                     link) ==
               Approx(halving_doubling_allreduce_time(n, kBytes, link)).epsilon(1e-9));
     }
 }

@@ -1,8 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include "sim/program/closed_forms.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace geotrain;
 
@@ -17,13 +16,15 @@ TEST_CASE("ring all-reduce matches 2(N-1)/N S/B + 2(N-1) L", "[program][closed-f
   const double s = 1.3e9;
   for (int n : {1, 2, 3, 5, 8}) {
     INFO("N = " << n);
-    const double expected = 2.0 * (n - 1) / n * s / kLink.bandwidth_Bps + 2.0 * (n - 1) * kLink.latency_s;
+    const double expected =
+        2.0 * (n - 1) / n * s / kLink.bandwidth_Bps + 2.0 * (n - 1) * kLink.latency_s;
     CHECK(ring_allreduce_time(n, s, kLink) == Approx(expected).epsilon(1e-12));
     CHECK(ring_allreduce_bytes_per_rank(n, s) == Approx(2.0 * (n - 1) / n * s));
   }
   CHECK(ring_allreduce_time(1, s, kLink) == 0);
   CHECK(ring_allreduce_time(2, s, kLink) == Approx(s / kLink.bandwidth_Bps + 2 * kLink.latency_s));
-  CHECK(ring_allreduce_time(5, 0, kLink) == Approx(8 * kLink.latency_s));  // zero bytes: latency only
+  CHECK(ring_allreduce_time(5, 0, kLink) ==
+        Approx(8 * kLink.latency_s));  // zero bytes: latency only
 }
 
 TEST_CASE("the slowest hop bounds a heterogeneous ring", "[program][closed-form]") {
@@ -45,7 +46,8 @@ TEST_CASE("direct gather and scatter through a root", "[program][closed-form]") 
   const LinkOf slow_from_3 = [](int from, int) { return from == 3 ? LinkTime{0.1, 1e7} : kLink; };
   CHECK(direct_gather_time(5, 0, s, slow_from_3) == Approx(0.1 + s / 1e7));
   CHECK(direct_scatter_time(5, 0, s, slow_from_3) == Approx(kLink.transfer_s(s)));
-  CHECK(direct_gather_time_shared_nic(5, s, kLink) == Approx(kLink.latency_s + 4 * s / kLink.bandwidth_Bps));
+  CHECK(direct_gather_time_shared_nic(5, s, kLink) ==
+        Approx(kLink.latency_s + 4 * s / kLink.bandwidth_Bps));
 }
 
 TEST_CASE("binomial tree all-reduce takes 2 ceil(log2 N) transfers", "[program][closed-form]") {
@@ -54,7 +56,8 @@ TEST_CASE("binomial tree all-reduce takes 2 ceil(log2 N) transfers", "[program][
     INFO("N = " << n);
     const double depth = std::ceil(std::log2(n));
     for (int root : {0, n - 1})
-      CHECK(tree_allreduce_time(n, root, s, uniform(kLink)) == Approx(2 * depth * kLink.transfer_s(s)));
+      CHECK(tree_allreduce_time(n, root, s, uniform(kLink)) ==
+            Approx(2 * depth * kLink.transfer_s(s)));
   }
 }
 
@@ -62,7 +65,8 @@ TEST_CASE("halving-doubling takes 2 log2 N latencies and 2(N-1)/N S/B", "[progra
   const double s = 1e8;
   for (int n : {1, 2, 4, 8}) {
     INFO("N = " << n);
-    const double expected = 2 * std::log2(n) * kLink.latency_s + 2.0 * (n - 1) / n * s / kLink.bandwidth_Bps;
+    const double expected =
+        2 * std::log2(n) * kLink.latency_s + 2.0 * (n - 1) / n * s / kLink.bandwidth_Bps;
     CHECK(halving_doubling_allreduce_time(n, s, uniform(kLink)) == Approx(expected).margin(1e-12));
   }
   CHECK_THROWS_AS(halving_doubling_allreduce_time(3, s, uniform(kLink)), std::invalid_argument);

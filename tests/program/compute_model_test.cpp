@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "sim/workload/compute_model.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "program_test_util.hpp"
 #include "sim/common/error.hpp"
-#include "sim/workload/compute_model.hpp"
 #include "sim/workload/compute_ops.hpp"
 #include "sim/workload/compute_profile.hpp"
 
@@ -14,7 +14,9 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const char* kDevices = "devices:\n  count: 2\n  profile: V100\n  regions: [lab]\n  overrides: [{ids: [1], slowdown: 2}]\n";
+const char* kDevices =
+    "devices:\n  count: 2\n  profile: V100\n  regions: [lab]\n  overrides: [{ids: [1], slowdown: "
+    "2}]\n";
 
 Scenario with_devices(const std::string& extra) {
   const std::string text = std::string(kDevices) +
@@ -47,7 +49,8 @@ TEST_CASE("device model: flop at peak x efficiency, times the slowdown", "[progr
   CHECK(model.seconds(o, 0) == Approx(28 * total_params(s.model) / 900e9));
 }
 
-TEST_CASE("measured profile: exact entries, flop scaling, then the device model", "[program][compute]") {
+TEST_CASE("measured profile: exact entries, flop scaling, then the device model",
+          "[program][compute]") {
   const std::string file = write_profile("profile.json", R"({
     "format": "geotrain-compute-profile", "version": 1, "model": "gpt-tiny", "device_profile": "cpu",
     "ops": [
@@ -83,17 +86,20 @@ TEST_CASE("a malformed measured profile names each bad field", "[program][comput
     FAIL("expected an InputError");
   } catch (const InputError& e) {
     const auto text = test::joined(e.problems());
-    CHECK_THAT(text, Contains(file + ": ops[0].kind = \"fwd\": unknown kind (expected forward, backward, optimizer, other)"));
+    CHECK_THAT(text, Contains(file + ": ops[0].kind = \"fwd\": unknown kind (expected forward, "
+                                     "backward, optimizer, other)"));
     CHECK_THAT(text, Contains(file + ": ops[1].layer_end = 9: expected a number from 1 to 4"));
     CHECK_THAT(text, Contains(file + ": ops[1].median_s = -1: expected a number from 0 to"));
     CHECK_THAT(text, Contains(file + ": ops[2].flops: missing (expected a number)"));
   }
   const std::string not_profile = write_profile("not_profile.json", R"({"ops": []})");
-  CHECK_THROWS_WITH(ComputeModel(with_devices("simulation: {compute_profile: " + not_profile + "}\n")),
-                    Contains("expected {\"format\": \"geotrain-compute-profile\""));
+  CHECK_THROWS_WITH(
+      ComputeModel(with_devices("simulation: {compute_profile: " + not_profile + "}\n")),
+      Contains("expected {\"format\": \"geotrain-compute-profile\""));
 }
 
-TEST_CASE("measured samples summarize to medians, round-trip through the file", "[program][compute]") {
+TEST_CASE("measured samples summarize to medians, round-trip through the file",
+          "[program][compute]") {
   const Scenario s = with_devices("");
   std::vector<ProfileSample> samples;
   const ComputeOp f = forward_op(s.model, 0, 0, 0, 4, 8);

@@ -10,13 +10,16 @@
 
 using namespace geotrain;
 
-TEST_CASE("ddp-bucketed Program timing = FIFO overlap closed form", "[program][closed-form][bucketed]") {
+TEST_CASE("ddp-bucketed Program timing = FIFO overlap closed form",
+          "[program][closed-form][bucketed]") {
   const ModelSpec m = model_preset("gpt-mini");
   const Program p = build_program(test::scenario_with(
-      4, fmt::format("{{name: ddp-bucketed, bucket_size: {}}}", 1.5 * 4 * params_per_layer(m)), "gpt-mini",
-      "training: {global_batch: 8, micro_batches: 2}\n"));
+      4, fmt::format("{{name: ddp-bucketed, bucket_size: {}}}", 1.5 * 4 * params_per_layer(m)),
+      "gpt-mini", "training: {global_batch: 8, micro_batches: 2}\n"));
   const double flop_rate = 1e12, bandwidth = 1e9, latency = 0.001;
-  const auto allreduce_s = [&](double bytes) { return ring_allreduce_time(4, bytes, {latency, bandwidth}); };
+  const auto allreduce_s = [&](double bytes) {
+    return ring_allreduce_time(4, bytes, {latency, bandwidth});
+  };
   // Replay rank 0.
   double clock = 0, network_free = 0, waited = 0;
   std::vector<double> compute_before_bucket, bucket_comm;

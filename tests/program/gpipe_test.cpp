@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -14,18 +13,20 @@ namespace {
 
 Scenario pipeline(int stages, int replicas, const std::string& more = "", int micro_batches = 4,
                   const std::string& extra = "") {
-  return test::scenario_with(stages * replicas,
-                             fmt::format("{{name: gpipe, stages: {}, replicas: {}{}}}", stages, replicas, more),
-                             "gpt-mini",
-                             fmt::format("training: {{global_batch: {}, micro_batches: {}}}\n{}",
-                                         8 * replicas, micro_batches, extra));
+  return test::scenario_with(
+      stages * replicas,
+      fmt::format("{{name: gpipe, stages: {}, replicas: {}{}}}", stages, replicas, more),
+      "gpt-mini",
+      fmt::format("training: {{global_batch: {}, micro_batches: {}}}\n{}", 8 * replicas,
+                  micro_batches, extra));
 }
 
 // "F3" / "B3" for each compute op of a rank, in order.
 std::vector<std::string> compute_order(const Program& p, int rank) {
   std::vector<std::string> out;
   for (const auto& op : p.ranks[static_cast<std::size_t>(rank)])
-    if (const auto* c = op.as<ComputeOp>(); c && c->kind != ComputeKind::optimizer && c->kind != ComputeKind::other)
+    if (const auto* c = op.as<ComputeOp>();
+        c && c->kind != ComputeKind::optimizer && c->kind != ComputeKind::other)
       out.push_back((c->kind == ComputeKind::forward ? "F" : "B") + std::to_string(c->micro_batch));
   return out;
 }
@@ -33,9 +34,10 @@ std::vector<std::string> compute_order(const Program& p, int rank) {
 }  // namespace
 
 TEST_CASE("gpipe builds valid programs for many shapes", "[program][gpipe]") {
-  for (auto [stages, replicas] : std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {1, 2}, {3, 1}, {1, 3}, {5, 1},
-                                                                  {1, 5}, {2, 4}, {4, 2}, {8, 1}})
-    for (const std::string more : {"", ", schedule: 1f1b", ", dp_sync: ps-central", ", dp_sync: ps-sharded"}) {
+  for (auto [stages, replicas] : std::vector<std::pair<int, int>>{
+           {1, 1}, {2, 1}, {1, 2}, {3, 1}, {1, 3}, {5, 1}, {1, 5}, {2, 4}, {4, 2}, {8, 1}})
+    for (const std::string more :
+         {"", ", schedule: 1f1b", ", dp_sync: ps-central", ", dp_sync: ps-sharded"}) {
       INFO(stages << " x " << replicas << more);
       const Program p = build_program(pipeline(stages, replicas, more));
       CHECK(p.world_size == stages * replicas);
@@ -43,10 +45,12 @@ TEST_CASE("gpipe builds valid programs for many shapes", "[program][gpipe]") {
     }
 }
 
-TEST_CASE("GPipe: all M forwards before any backward; transfers between neighbours", "[program][gpipe]") {
+TEST_CASE("GPipe: all M forwards before any backward; transfers between neighbours",
+          "[program][gpipe]") {
   const Program p = build_program(pipeline(3, 2));
   // rank = replica x S + stage; the middle stage of replica 1 is rank 4.
-  CHECK(compute_order(p, 4) == std::vector<std::string>{"F0", "F1", "F2", "F3", "B0", "B1", "B2", "B3"});
+  CHECK(compute_order(p, 4) ==
+        std::vector<std::string>{"F0", "F1", "F2", "F3", "B0", "B1", "B2", "B3"});
   const auto& ops = p.ranks[4];
   // Receives are posted first: 4 activations from rank 3, then 4 gradients from rank 5.
   for (int i = 0; i < 4; ++i) {
@@ -79,12 +83,12 @@ TEST_CASE("GPipe: all M forwards before any backward; transfers between neighbou
 TEST_CASE("1F1B: warm-up, steady one-forward-one-backward, cool-down", "[program][gpipe]") {
   const Program p = build_program(pipeline(4, 1, ", schedule: 1f1b", 6));
   // Stage 0 warms up with S - 1 = 3 forwards; the last stage alternates from the start.
-  CHECK(compute_order(p, 0) ==
-        std::vector<std::string>{"F0", "F1", "F2", "F3", "B0", "F4", "B1", "F5", "B2", "B3", "B4", "B5"});
-  CHECK(compute_order(p, 2) ==
-        std::vector<std::string>{"F0", "F1", "B0", "F2", "B1", "F3", "B2", "F4", "B3", "F5", "B4", "B5"});
-  CHECK(compute_order(p, 3) ==
-        std::vector<std::string>{"F0", "B0", "F1", "B1", "F2", "B2", "F3", "B3", "F4", "B4", "F5", "B5"});
+  CHECK(compute_order(p, 0) == std::vector<std::string>{"F0", "F1", "F2", "F3", "B0", "F4", "B1",
+                                                        "F5", "B2", "B3", "B4", "B5"});
+  CHECK(compute_order(p, 2) == std::vector<std::string>{"F0", "F1", "B0", "F2", "B1", "F3", "B2",
+                                                        "F4", "B3", "F5", "B4", "B5"});
+  CHECK(compute_order(p, 3) == std::vector<std::string>{"F0", "B0", "F1", "B1", "F2", "B2", "F3",
+                                                        "B3", "F4", "B4", "F5", "B5"});
   // Fewer micro-batches than the warm-up: all forwards, then all backwards.
   const Program short_one = build_program(pipeline(4, 1, ", schedule: 1f1b", 2));
   CHECK(compute_order(short_one, 0) == std::vector<std::string>{"F0", "F1", "B0", "B1"});
@@ -107,24 +111,29 @@ TEST_CASE("gpipe data-parallel sync variants", "[program][gpipe]") {
   const auto& ops = sharded.ranks[2];
   CHECK(ops[ops.size() - 4].as<CollectiveOp>()->kind == CollectiveKind::reduce_scatter);
   CHECK(ops[ops.size() - 2].as<CollectiveOp>()->kind == CollectiveKind::allgather);
-  CHECK(ops[ops.size() - 2].as<CollectiveOp>()->bytes == Approx(stage_gradient_bytes(model_preset("gpt-mini"), 0, 4)));
+  CHECK(ops[ops.size() - 2].as<CollectiveOp>()->bytes ==
+        Approx(stage_gradient_bytes(model_preset("gpt-mini"), 0, 4)));
 }
 
 TEST_CASE("gpipe placement: ranks follow the assignment", "[program][gpipe]") {
   const Program identity = build_program(pipeline(2, 3));
   CHECK(identity.device_of_rank == std::vector<int>{0, 1, 2, 3, 4, 5});
-  const Program random = build_program(pipeline(2, 3, "", 4, "placement: {kind: random, seed: 3}\n"));
+  const Program random =
+      build_program(pipeline(2, 3, "", 4, "placement: {kind: random, seed: 3}\n"));
   CHECK(random.device_of_rank != identity.device_of_rank);
   const auto dir = std::filesystem::temp_directory_path() / "geotrain_gpipe_test";
   std::filesystem::create_directories(dir);
   const auto file = (dir / "assignment.json").string();
-  std::ofstream(file) << R"({"groups": [[5, 3, 1], [4, 2, 0]], "pipelines": [[5, 4], [3, 2], [1, 0]]})";
-  const Program from_file = build_program(pipeline(2, 3, "", 4, "placement: {kind: file, file: " + file + "}\n"));
+  std::ofstream(file)
+      << R"({"groups": [[5, 3, 1], [4, 2, 0]], "pipelines": [[5, 4], [3, 2], [1, 0]]})";
+  const Program from_file =
+      build_program(pipeline(2, 3, "", 4, "placement: {kind: file, file: " + file + "}\n"));
   CHECK(from_file.device_of_rank == std::vector<int>{5, 4, 3, 2, 1, 0});
   // An explicit assignment (from the scheduler) wins over the scenario's placement.
   const Assignment other{2, 3, {{1, 0}, {3, 2}, {5, 4}}};
   CHECK(build_program(pipeline(2, 3), &other).device_of_rank == std::vector<int>{1, 0, 3, 2, 5, 4});
   const Assignment wrong_shape{3, 2, {}};
-  CHECK_THROWS_WITH(build_program(pipeline(2, 3), &wrong_shape),
-                    Contains("the placement has 3 stages x 2 replicas, strategy gpipe needs 2 x 3"));
+  CHECK_THROWS_WITH(
+      build_program(pipeline(2, 3), &wrong_shape),
+      Contains("the placement has 3 stages x 2 replicas, strategy gpipe needs 2 x 3"));
 }

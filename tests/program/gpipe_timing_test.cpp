@@ -4,7 +4,6 @@
 // exactly when closed_forms' gpipe_stage_end_times says: the Program's op order and the closed
 // form describe the same pipeline.
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "program_test_util.hpp"
@@ -23,7 +22,8 @@ struct Times {
 std::vector<std::vector<double>> replay(const Program& p, const Times& t) {
   const auto n = p.ranks.size();
   std::vector<std::vector<double>> end(n), post(n);
-  for (std::size_t r = 0; r < n; ++r) end[r].assign(p.ranks[r].size(), 0), post[r].assign(p.ranks[r].size(), 0);
+  for (std::size_t r = 0; r < n; ++r)
+    end[r].assign(p.ranks[r].size(), 0), post[r].assign(p.ranks[r].size(), 0);
   for (bool changed = true; changed;) {
     changed = false;
     // Transfers: per direction in send order; the k-th send on (src, dst, tag) meets the k-th recv.
@@ -31,7 +31,8 @@ std::vector<std::vector<double>> replay(const Program& p, const Times& t) {
     std::map<std::tuple<int, int, int>, std::vector<std::size_t>> recv_at;
     for (std::size_t r = 0; r < n; ++r)
       for (std::size_t i = 0; i < p.ranks[r].size(); ++i)
-        if (const auto* v = p.ranks[r][i].as<RecvOp>()) recv_at[{v->peer, static_cast<int>(r), v->tag}].push_back(i);
+        if (const auto* v = p.ranks[r][i].as<RecvOp>())
+          recv_at[{v->peer, static_cast<int>(r), v->tag}].push_back(i);
     std::vector<std::vector<double>> done = end;
     for (std::size_t r = 0; r < n; ++r)
       for (std::size_t i = 0; i < p.ranks[r].size(); ++i) {
@@ -39,9 +40,11 @@ std::vector<std::vector<double>> replay(const Program& p, const Times& t) {
         if (!s) continue;
         const int src = static_cast<int>(r), dst = s->peer;
         const std::size_t j = recv_at.at({src, dst, s->tag}).front();
-        const double start = std::max({post[r][i], post[static_cast<std::size_t>(dst)][j], link_free[{src, dst}]});
-        const double link = dst > src ? t.activation_link[r % t.forward.size()]
-                                      : t.gradient_link[static_cast<std::size_t>(dst) % t.forward.size()];
+        const double start =
+            std::max({post[r][i], post[static_cast<std::size_t>(dst)][j], link_free[{src, dst}]});
+        const double link = dst > src
+                                ? t.activation_link[r % t.forward.size()]
+                                : t.gradient_link[static_cast<std::size_t>(dst) % t.forward.size()];
         done[r][i] = done[static_cast<std::size_t>(dst)][j] = link_free[{src, dst}] = start + link;
       }
     // Ranks: each op starts when the previous one ends.
@@ -70,11 +73,13 @@ std::vector<std::vector<double>> replay(const Program& p, const Times& t) {
 }
 
 void check_against_closed_form(int stages, int m, const Times& t) {
-  const Scenario s = test::scenario_with(stages, fmt::format("{{name: gpipe, stages: {}, replicas: 1}}", stages),
-                                         "gpt-mini", fmt::format("training: {{global_batch: {}, micro_batches: {}}}\n", m, m));
+  const Scenario s = test::scenario_with(
+      stages, fmt::format("{{name: gpipe, stages: {}, replicas: 1}}", stages), "gpt-mini",
+      fmt::format("training: {{global_batch: {}, micro_batches: {}}}\n", m, m));
   const Program p = build_program(s);
   const auto end = replay(p, t);
-  const auto expected = gpipe_stage_end_times(t.forward, t.backward, t.activation_link, t.gradient_link, m);
+  const auto expected =
+      gpipe_stage_end_times(t.forward, t.backward, t.activation_link, t.gradient_link, m);
   for (int st = 0; st < stages; ++st) {
     INFO("stage " << st);
     const auto& ops = p.ranks[static_cast<std::size_t>(st)];
@@ -82,19 +87,23 @@ void check_against_closed_form(int stages, int m, const Times& t) {
     std::size_t sync = 0;
     while (!ops[sync].as<CollectiveOp>()) ++sync;
     double finished = 0;
-    for (std::size_t i = 0; i < sync; ++i) finished = std::max(finished, end[static_cast<std::size_t>(st)][i]);
+    for (std::size_t i = 0; i < sync; ++i)
+      finished = std::max(finished, end[static_cast<std::size_t>(st)][i]);
     CHECK(finished == Approx(expected[static_cast<std::size_t>(st)]).epsilon(1e-12));
   }
 }
 
 }  // namespace
 
-TEST_CASE("gpipe Program timing = closed form: compute-bound, uneven stages", "[program][gpipe][closed-form]") {
-  check_against_closed_form(4, 6, {{0.20, 0.25, 0.22, 0.30}, {0.40, 0.50, 0.41, 0.66}, {0.05, 0.08, 0.03},
-                                   {0.04, 0.02, 0.07}});
+TEST_CASE("gpipe Program timing = closed form: compute-bound, uneven stages",
+          "[program][gpipe][closed-form]") {
+  check_against_closed_form(
+      4, 6,
+      {{0.20, 0.25, 0.22, 0.30}, {0.40, 0.50, 0.41, 0.66}, {0.05, 0.08, 0.03}, {0.04, 0.02, 0.07}});
 }
 
-TEST_CASE("gpipe Program timing = closed form: one slow link paces the pipeline", "[program][gpipe][closed-form]") {
+TEST_CASE("gpipe Program timing = closed form: one slow link paces the pipeline",
+          "[program][gpipe][closed-form]") {
   check_against_closed_form(3, 5, {{0.1, 0.1, 0.1}, {0.2, 0.2, 0.2}, {0.05, 0.9}, {0.7, 0.05}});
 }
 

@@ -14,7 +14,8 @@ TEST_CASE("GPT-3 XL has ~1.3e9 parameters and DT-FM's 0.65 GB stage gradient", "
   CHECK(stage_gradient_bytes(m, 0, 24) == Approx(5.2e9));
   ModelSpec exact = m;
   exact.nominal_params = 0;
-  // Without the nominal size: exact counts, embeddings on stage 0, final norm + LM head on the last.
+  // Without the nominal size: exact counts, embeddings on stage 0, final norm + LM head on the
+  // last.
   const double layer = params_per_layer(m);
   CHECK(stage_params(m, 3, 6) == 3 * layer);
   CHECK(stage_params(m, 0, 3) == 3 * layer + embedding_params(m));
@@ -27,7 +28,8 @@ TEST_CASE("forward flop per layer and per stage; backward is twice forward", "[p
   const ModelSpec m = model_preset("gpt3-xl");
   const double d = 2048, s = 2048, v = 50257;
   CHECK(stage_forward_flops_per_sequence(m, 0, 3) == Approx(s * 3 * (24 * d * d + 4 * s * d)));
-  CHECK(stage_forward_flops_per_sequence(m, 21, 24) == Approx(s * (3 * (24 * d * d + 4 * s * d) + 2 * d * v)));
+  CHECK(stage_forward_flops_per_sequence(m, 21, 24) ==
+        Approx(s * (3 * (24 * d * d + 4 * s * d) + 2 * d * v)));
   const ComputeOp f = forward_op(m, 1, 2, 3, 6, 7.5);
   const ComputeOp b = backward_op(m, 1, 2, 3, 6, 7.5);
   CHECK(f.flops == Approx(7.5 * s * 3 * (24 * d * d + 4 * s * d)));
@@ -54,8 +56,9 @@ TEST_CASE("optimizer ops are sized per parameter", "[program][model]") {
 }
 
 TEST_CASE("layers split evenly over stages", "[program][model]") {
-  CHECK(split_layers(24, 8) == std::vector<std::pair<int, int>>{{0, 3}, {3, 6}, {6, 9}, {9, 12}, {12, 15},
-                                                                  {15, 18}, {18, 21}, {21, 24}});
+  CHECK(split_layers(24, 8) ==
+        std::vector<std::pair<int, int>>{
+            {0, 3}, {3, 6}, {6, 9}, {9, 12}, {12, 15}, {15, 18}, {18, 21}, {21, 24}});
   CHECK(split_layers(10, 4) == std::vector<std::pair<int, int>>{{0, 3}, {3, 6}, {6, 8}, {8, 10}});
   CHECK(split_layers(4, 1) == std::vector<std::pair<int, int>>{{0, 4}});
 }

@@ -13,7 +13,8 @@ namespace geotrain::test {
 inline const std::string kSource = GEOTRAIN_SOURCE_DIR;
 
 // N devices on a regions network; `strategy` and `extra` are YAML flow/block text.
-inline Scenario scenario_with(int devices, const std::string& strategy, const std::string& model = "gpt-mini",
+inline Scenario scenario_with(int devices, const std::string& strategy,
+                              const std::string& model = "gpt-mini",
                               const std::string& extra = "") {
   const std::string text = fmt::format(
       "devices: {{count: {}, profile: V100, regions: [lab]}}\n"

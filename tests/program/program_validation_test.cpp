@@ -1,8 +1,9 @@
+#include "sim/program/program_validation.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "program_test_util.hpp"
 #include "sim/common/error.hpp"
-#include "sim/program/program_validation.hpp"
 
 using namespace geotrain;
 using Catch::Matchers::Contains;
@@ -21,7 +22,8 @@ Program world(int n) {
   return p;
 }
 
-void add(Program& p, int rank, std::variant<ComputeOp, SendOp, RecvOp, CollectiveOp, DynamicOp, WaitOp> body,
+void add(Program& p, int rank,
+         std::variant<ComputeOp, SendOp, RecvOp, CollectiveOp, DynamicOp, WaitOp> body,
          bool nonblocking = false, const std::string& label = "op") {
   p.ranks[static_cast<std::size_t>(rank)].push_back({std::move(body), nonblocking, label});
 }
@@ -32,11 +34,14 @@ CollectiveOp allreduce(GroupId g, double bytes, int tag = 0) {
   return c;
 }
 
-std::string problems_of(const Program& p) { return test::joined(program_problems(p)); }
+std::string problems_of(const Program& p) {
+  return test::joined(program_problems(p));
+}
 
 }  // namespace
 
-TEST_CASE("a matched exchange with nonblocking sends and a collective is valid", "[program][validation]") {
+TEST_CASE("a matched exchange with nonblocking sends and a collective is valid",
+          "[program][validation]") {
   Program p = world(2);
   for (int r = 0; r < 2; ++r) {
     add(p, r, ComputeOp{});
@@ -57,14 +62,16 @@ TEST_CASE("zero-byte messages and collectives are valid", "[program][validation]
   CHECK(program_problems(p).empty());
 }
 
-TEST_CASE("unmatched sends and receives and byte mismatches are reported", "[program][validation]") {
+TEST_CASE("unmatched sends and receives and byte mismatches are reported",
+          "[program][validation]") {
   Program p = world(3);
   add(p, 0, SendOp{1, 10, 1}, false, "send a");
   add(p, 1, RecvOp{0, 20, 1}, false, "recv a");
   add(p, 0, SendOp{2, 10, 5}, false, "lonely send");
   add(p, 2, RecvOp{1, 10, 9}, false, "lonely recv");
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("rank 0 op 0 'send a' sends 10 B but rank 1 op 0 'recv a' receives 20 B"));
+  CHECK_THAT(text,
+             Contains("rank 0 op 0 'send a' sends 10 B but rank 1 op 0 'recv a' receives 20 B"));
   CHECK_THAT(text, Contains("rank 0 op 1 'lonely send': send to 2 tag 5 has no matching recv"));
   CHECK_THAT(text, Contains("rank 2 op 0 'lonely recv': recv from 1 tag 9 has no matching send"));
   CHECK_THROWS_AS(validate_program(p), Error);
@@ -101,9 +108,12 @@ TEST_CASE("collective errors: outsiders, order, bytes, algorithm", "[program][va
   const auto text = problems_of(p);
   CHECK_THAT(text, Contains("rank 2 op 0 'outsider': rank 2 is not in group 1 'pair'"));
   CHECK_THAT(text, Contains("group 1 'pair': collective #0 differs: rank 0 op 0 'a0'"));
-  CHECK_THAT(text, Contains("group 0 'world': collective #0 differs: rank 0 op 2 'world ar' is allreduce ring"));
+  CHECK_THAT(
+      text,
+      Contains("group 0 'world': collective #0 differs: rank 0 op 2 'world ar' is allreduce ring"));
   CHECK_THAT(text, Contains("rank 2 op 1 'world ar' is allreduce tree"));
-  CHECK_THAT(text, Contains("rank 3 op 0 'world ar' is allreduce ring on group 0 'world' tag 0 (16 B)"));
+  CHECK_THAT(text,
+             Contains("rank 3 op 0 'world ar' is allreduce ring on group 0 'world' tag 0 (16 B)"));
 }
 
 TEST_CASE("an algorithm the executors lack is reported", "[program][validation]") {
@@ -121,7 +131,8 @@ TEST_CASE("an algorithm the executors lack is reported", "[program][validation]"
   CHECK_THAT(text, Contains("gather with algorithm ring: expected direct or tree"));
 }
 
-TEST_CASE("waits must name earlier nonblocking ops and every nonblocking op is waited", "[program][validation]") {
+TEST_CASE("waits must name earlier nonblocking ops and every nonblocking op is waited",
+          "[program][validation]") {
   Program p = world(2);
   add(p, 0, SendOp{1, 1, 0}, false, "blocking send");
   add(p, 0, WaitOp{{0, 3}}, false, "bad wait");
@@ -130,10 +141,16 @@ TEST_CASE("waits must name earlier nonblocking ops and every nonblocking op is w
   add(p, 1, RecvOp{0, 1, 0});
   add(p, 1, RecvOp{0, 1, 1});
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("rank 0 op 1 'bad wait': waits for op 0 'blocking send', which is not nonblocking"));
-  CHECK_THAT(text, Contains("rank 0 op 1 'bad wait': waits for op 3 (expected an earlier op, 0 to 0)"));
-  CHECK_THAT(text, Contains("rank 0 op 2 'forgotten send': nonblocking but no later Wait names it"));
-  CHECK_THAT(text, Contains("rank 0 op 3 'async compute': only send, recv, collective and dynamic ops can be"));
+  CHECK_THAT(
+      text,
+      Contains("rank 0 op 1 'bad wait': waits for op 0 'blocking send', which is not nonblocking"));
+  CHECK_THAT(text,
+             Contains("rank 0 op 1 'bad wait': waits for op 3 (expected an earlier op, 0 to 0)"));
+  CHECK_THAT(text,
+             Contains("rank 0 op 2 'forgotten send': nonblocking but no later Wait names it"));
+  CHECK_THAT(
+      text,
+      Contains("rank 0 op 3 'async compute': only send, recv, collective and dynamic ops can be"));
 }
 
 TEST_CASE("deadlock: both ranks receive first", "[program][validation][deadlock]") {
@@ -143,11 +160,14 @@ TEST_CASE("deadlock: both ranks receive first", "[program][validation][deadlock]
     add(p, r, SendOp{1 - r, 4, 0}, false, "send second");
   }
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("deadlock: rank 0 op 0 'recv first' never completes: recv from 1 tag 0 (4 B)"));
+  CHECK_THAT(
+      text,
+      Contains("deadlock: rank 0 op 0 'recv first' never completes: recv from 1 tag 0 (4 B)"));
   CHECK_THAT(text, Contains("deadlock: rank 1 op 0 'recv first' never completes"));
 }
 
-TEST_CASE("deadlock: blocking sends to each other need a rendezvous", "[program][validation][deadlock]") {
+TEST_CASE("deadlock: blocking sends to each other need a rendezvous",
+          "[program][validation][deadlock]") {
   Program p = world(2);
   for (int r = 0; r < 2; ++r) {
     add(p, r, SendOp{1 - r, 4, 0});
@@ -171,8 +191,11 @@ TEST_CASE("deadlock: groups entered in a cyclic order", "[program][validation][d
   add(p, 1, allreduce(2, 8), false, "B"), add(p, 1, allreduce(1, 8), false, "A");
   add(p, 2, allreduce(3, 8), false, "C"), add(p, 2, allreduce(2, 8), false, "B");
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("deadlock: rank 0 op 0 'A' never completes: allreduce ring on group 1 'A' tag 0 (8 B) "
-                            "(1 of 2 members entered: ranks 0)"));
+  CHECK_THAT(
+      text,
+      Contains(
+          "deadlock: rank 0 op 0 'A' never completes: allreduce ring on group 1 'A' tag 0 (8 B) "
+          "(1 of 2 members entered: ranks 0)"));
   CHECK_THAT(text, Contains("deadlock: rank 2 op 0 'C'"));
   // Nonblocking collectives with a final wait do not deadlock.
   for (int r = 0; r < 3; ++r) {
@@ -182,7 +205,8 @@ TEST_CASE("deadlock: groups entered in a cyclic order", "[program][validation][d
   CHECK(program_problems(p).empty());
 }
 
-TEST_CASE("deadlock: a wait on a receive whose send comes after the receiver's own wait", "[program][validation][deadlock]") {
+TEST_CASE("deadlock: a wait on a receive whose send comes after the receiver's own wait",
+          "[program][validation][deadlock]") {
   Program p = world(2);
   add(p, 0, RecvOp{1, 1, 0}, true, "irecv");
   add(p, 0, WaitOp{{0}}, false, "wait irecv");
@@ -190,8 +214,10 @@ TEST_CASE("deadlock: a wait on a receive whose send comes after the receiver's o
   add(p, 1, RecvOp{0, 1, 1}, false, "wait reply");
   add(p, 1, SendOp{0, 1, 0}, false, "request");
   const auto text = problems_of(p);
-  CHECK_THAT(text, Contains("deadlock: rank 0 op 1 'wait irecv' never completes: wait for 1 ops (pending: op 0 "
-                            "'irecv': recv from 1 tag 0 (1 B))"));
+  CHECK_THAT(
+      text,
+      Contains("deadlock: rank 0 op 1 'wait irecv' never completes: wait for 1 ops (pending: op 0 "
+               "'irecv': recv from 1 tag 0 (1 B))"));
   CHECK_THAT(text, Contains("deadlock: rank 1 op 0 'wait reply' never completes"));
 }
 
@@ -207,7 +233,8 @@ TEST_CASE("validation stays linear on a long pipeline of many ranks", "[program]
   CHECK(program_problems(p).empty());
 }
 
-TEST_CASE("dynamic ops: members only, same sequence per group, assumed to complete", "[program][validation]") {
+TEST_CASE("dynamic ops: members only, same sequence per group, assumed to complete",
+          "[program][validation]") {
   Program p = world(3);
   p.groups.push_back({1, "pair", {0, 1}});
   DynamicOp gossip;
@@ -221,6 +248,7 @@ TEST_CASE("dynamic ops: members only, same sequence per group, assumed to comple
   add(p, 0, gossip, false, "same");
   const auto text = problems_of(p);
   CHECK_THAT(text, Contains("rank 2 op 0 'stranger': rank 2 is not in group 1"));
-  CHECK_THAT(text, Contains("group 1 'pair': collective #1 differs: rank 0 op 1 'same' is gossip on group 1 tag 0 (64 B), "
+  CHECK_THAT(text, Contains("group 1 'pair': collective #1 differs: rank 0 op 1 'same' is gossip "
+                            "on group 1 tag 0 (64 B), "
                             "rank 1 op 1 'different' is gossip on group 1 tag 0 (32 B)"));
 }

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "program_test_util.hpp"
@@ -14,7 +13,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::vector<std::string> kDataParallel{"ddp-allreduce", "ps-gather-scatter", "ps-sharded", "ddp-bucketed"};
+const std::vector<std::string> kDataParallel{"ddp-allreduce", "ps-gather-scatter", "ps-sharded",
+                                             "ddp-bucketed"};
 
 // Bytes a rank sends in the Program's collectives, from the schedules the executors run
 // (fp32 elements).
@@ -24,10 +24,12 @@ double collective_bytes_sent(const Program& p, int rank) {
     const auto* c = op.as<CollectiveOp>();
     if (!c) continue;
     const auto& members = p.group(c->group).ranks;
-    const int pos = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
-    const int root = static_cast<int>(std::find(members.begin(), members.end(), c->root) - members.begin());
-    const auto steps = collective_schedule(c->kind, c->algorithm, static_cast<int>(members.size()), pos, root,
-                                           static_cast<std::size_t>(c->bytes / 4));
+    const int pos =
+        static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
+    const int root =
+        static_cast<int>(std::find(members.begin(), members.end(), c->root) - members.begin());
+    const auto steps = collective_schedule(c->kind, c->algorithm, static_cast<int>(members.size()),
+                                           pos, root, static_cast<std::size_t>(c->bytes / 4));
     sent += 4.0 * static_cast<double>(elements_sent(steps));
   }
   return sent;
@@ -42,7 +44,8 @@ int count_ops(const Program& p, int rank, ComputeKind kind) {
 
 }  // namespace
 
-TEST_CASE("every data-parallel strategy builds a valid program for N = 1, 2, 3, 5, 8", "[program][strategies]") {
+TEST_CASE("every data-parallel strategy builds a valid program for N = 1, 2, 3, 5, 8",
+          "[program][strategies]") {
   for (const auto& name : kDataParallel)
     for (int n : {1, 2, 3, 5, 8}) {
       INFO(name << " N = " << n);
@@ -59,7 +62,8 @@ TEST_CASE("every data-parallel strategy builds a valid program for N = 1, 2, 3, 
       }
       CHECK(p.sequences_per_iteration == 40);
       CHECK(p.tokens_per_iteration == 40 * 128);
-      CHECK(p.model_flops_per_iteration == Approx(3 * stage_forward_flops_per_sequence(s.model, 0, 8) * 40));
+      CHECK(p.model_flops_per_iteration ==
+            Approx(3 * stage_forward_flops_per_sequence(s.model, 0, 8) * 40));
     }
 }
 
@@ -67,7 +71,8 @@ TEST_CASE("ddp-allreduce: each rank sends 2(N-1)/N of the gradient", "[program][
   for (const std::string algorithm : {"ring", "tree"})
     for (int n : {1, 2, 3, 5, 8}) {
       INFO(algorithm << " N = " << n);
-      const Program p = build_program(test::scenario_with(n, "{name: ddp-allreduce, algorithm: " + algorithm + "}"));
+      const Program p = build_program(
+          test::scenario_with(n, "{name: ddp-allreduce, algorithm: " + algorithm + "}"));
       const ModelSpec m = model_preset("gpt-mini");
       const double gradient = 4 * total_params(m);
       const auto* c = p.ranks[0][p.ranks[0].size() - 2].as<CollectiveOp>();
@@ -76,11 +81,14 @@ TEST_CASE("ddp-allreduce: each rank sends 2(N-1)/N of the gradient", "[program][
       CHECK(to_string(c->algorithm) == algorithm);
       if (algorithm == "ring")
         for (int r = 0; r < n; ++r)
-          CHECK(collective_bytes_sent(p, r) == Approx(ring_allreduce_bytes_per_rank(n, gradient)).margin(4.0 * 2 * n));
+          CHECK(collective_bytes_sent(p, r) ==
+                Approx(ring_allreduce_bytes_per_rank(n, gradient)).margin(4.0 * 2 * n));
     }
-  CHECK_NOTHROW(build_program(test::scenario_with(8, "{name: ddp-allreduce, algorithm: halving-doubling}")));
-  CHECK_THROWS_WITH(build_program(test::scenario_with(5, "{name: ddp-allreduce, algorithm: halving-doubling}")),
-                    Contains("halving-doubling needs a power-of-2 group"));
+  CHECK_NOTHROW(
+      build_program(test::scenario_with(8, "{name: ddp-allreduce, algorithm: halving-doubling}")));
+  CHECK_THROWS_WITH(
+      build_program(test::scenario_with(5, "{name: ddp-allreduce, algorithm: halving-doubling}")),
+      Contains("halving-doubling needs a power-of-2 group"));
 }
 
 TEST_CASE("ps-gather-scatter goes through the server", "[program][strategies]") {
@@ -108,7 +116,8 @@ TEST_CASE("ps-sharded: reduce-scatter to owners, all-gather back", "[program][st
   CHECK(collective_bytes_sent(p, 1) == Approx(2.0 * (n - 1) / n * gradient).margin(16));
 }
 
-TEST_CASE("ddp-bucketed: buckets in reverse layer order overlap the last backward", "[program][strategies]") {
+TEST_CASE("ddp-bucketed: buckets in reverse layer order overlap the last backward",
+          "[program][strategies]") {
   const ModelSpec m = model_preset("gpt-mini");  // 8 layers of 12 d^2 + 13 d = 789,760 parameters
   const double layer_bytes = 4 * params_per_layer(m);
   // Two layers per bucket: the head's norm + layer 7 is under the cap, adding layer 6 closes it.
@@ -141,7 +150,8 @@ TEST_CASE("ddp-bucketed: buckets in reverse layer order overlap the last backwar
   // The backward of the last micro-batch, split into parts, adds up to one whole backward.
   double part_flops = 0;
   for (const auto& op : ops)
-    if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::backward && c->micro_batch == 1)
+    if (const auto* c = op.as<ComputeOp>();
+        c && c->kind == ComputeKind::backward && c->micro_batch == 1)
       part_flops += c->flops;
   CHECK(part_flops == Approx(2 * stage_forward_flops_per_sequence(m, 0, 8) * 1));
   CHECK(ops[ops.size() - 2].label == "wait buckets");
@@ -149,7 +159,8 @@ TEST_CASE("ddp-bucketed: buckets in reverse layer order overlap the last backwar
 }
 
 TEST_CASE("zero-byte buckets and a tiny cap still give a valid program", "[program][strategies]") {
-  const Program p = build_program(test::scenario_with(2, "{name: ddp-bucketed, bucket_size: 0}", "gpt-tiny"));
+  const Program p =
+      build_program(test::scenario_with(2, "{name: ddp-bucketed, bucket_size: 0}", "gpt-tiny"));
   int buckets = 0;
   for (const auto& op : p.ranks[1]) buckets += op.as<CollectiveOp>() ? 1 : 0;
   CHECK(buckets == 4 + 2);  // one per unit: head norm, 4 layers, embeddings
@@ -158,7 +169,8 @@ TEST_CASE("zero-byte buckets and a tiny cap still give a valid program", "[progr
 TEST_CASE("the five DT-FM paper scenarios build valid programs", "[program][strategies][paper]") {
   for (int c = 1; c <= 5; ++c) {
     INFO("case " << c);
-    const Scenario s = load_scenario(test::kSource + "/scenarios/paper/dtfm_case" + std::to_string(c) + ".yaml");
+    const Scenario s =
+        load_scenario(test::kSource + "/scenarios/paper/dtfm_case" + std::to_string(c) + ".yaml");
     const Program p = build_program(s);
     CHECK(p.world_size == 64);
     CHECK(p.groups.size() == 8);
@@ -172,8 +184,9 @@ TEST_CASE("the five DT-FM paper scenarios build valid programs", "[program][stra
 }
 
 TEST_CASE("the example and emulation scenarios build valid programs", "[program][strategies]") {
-  for (const char* file : {"examples/world_regions_1024.yaml", "examples/four_hosts_matrix.yaml",
-                           "emu/case5_8ranks.yaml", "emu/ring_16ranks.yaml", "emu/pair_5ms_2gbps.yaml"}) {
+  for (const char* file :
+       {"examples/world_regions_1024.yaml", "examples/four_hosts_matrix.yaml",
+        "emu/case5_8ranks.yaml", "emu/ring_16ranks.yaml", "emu/pair_5ms_2gbps.yaml"}) {
     INFO(file);
     const Scenario s = load_scenario(test::kSource + "/scenarios/" + file);
     const Program p = build_program(s);
