@@ -13,7 +13,7 @@ Program build_ddp_allreduce(const Scenario& s, const Assignment& placement) {
   const GroupId world = add_group(p, "world", everyone);
   const MicroBatching mb = micro_batching(s.training, n);
   const double gradient = stage_gradient_bytes(s.model, 0, layers);
-  const auto algorithm = algorithm_named(s.strategy.text("algorithm"));
+  const auto algorithm = allreduce_algorithm(s, n);
   for (auto& ops : p.ranks) {
     add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
     ops.push_back(make_op(collective(CollectiveKind::allreduce, world, gradient, algorithm),

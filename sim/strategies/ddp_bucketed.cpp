@@ -79,7 +79,7 @@ Program build_ddp_bucketed(const Scenario& s, const Assignment& placement) {
   for (int r = 0; r < n; ++r) everyone.push_back(r);
   const GroupId world = add_group(p, "world", everyone);
   const MicroBatching mb = micro_batching(s.training, n);
-  const auto algorithm = algorithm_named(s.strategy.text("algorithm"));
+  const auto algorithm = allreduce_algorithm(s, n);
   const auto buckets = make_buckets(s.model, s.strategy.number("bucket_size"));
   const int last = mb.micro_batches - 1;
   for (auto& ops : p.ranks) {

@@ -104,7 +104,7 @@ void dp_sync_ops(std::vector<Op>& ops, const Pipeline& pl, const Program& p, Gro
         make_op(collective(k, group, gradient, a, root), fmt::format("{} dp s{}", name, stage)));
   };
   if (sync == "allreduce") {
-    coll(CollectiveKind::allreduce, algorithm_named(pl.s.strategy.text("algorithm")), "allreduce");
+    coll(CollectiveKind::allreduce, allreduce_algorithm(pl.s, pl.replicas), "allreduce");
   } else if (sync == "ps-central") {
     coll(CollectiveKind::gather, CollectiveAlgorithm::direct, "gather");
     if (rank == root)

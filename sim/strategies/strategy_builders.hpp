@@ -31,6 +31,9 @@ MicroBatching micro_batching(const TrainingSpec& t, int replicas);
 
 // "ring" | "tree" | "halving-doubling" | "direct" | "library" (the catalog's spellings).
 CollectiveAlgorithm algorithm_named(const std::string& name);
+// strategy.algorithm for all-reduces over groups of `group_size` ranks; throws InputError when
+// the algorithm cannot run on that size (halving-doubling needs a power of 2).
+CollectiveAlgorithm allreduce_algorithm(const Scenario& s, int group_size);
 
 // A Program with strategy name, ranks, placement and the per-iteration throughput figures
 // (the whole global batch: 3 x forward flop of the full model per sequence).

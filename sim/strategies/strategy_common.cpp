@@ -30,6 +30,17 @@ CollectiveAlgorithm algorithm_named(const std::string& name) {
                   name));
 }
 
+CollectiveAlgorithm allreduce_algorithm(const Scenario& s, int group_size) {
+  const auto a = algorithm_named(s.strategy.text("algorithm"));
+  if (a == CollectiveAlgorithm::halving_doubling && (group_size & (group_size - 1)) != 0)
+    throw InputError(
+        fmt::format("{}: strategy.algorithm = halving-doubling: needs a power-of-2 "
+                    "number of data-parallel replicas, the scenario has {} (use ring "
+                    "or tree)",
+                    s.path, group_size));
+  return a;
+}
+
 Program new_program(const Scenario& s, const std::string& strategy,
                     std::vector<int> device_of_rank) {
   Program p;

@@ -86,9 +86,15 @@ TEST_CASE("ddp-allreduce: each rank sends 2(N-1)/N of the gradient", "[program][
     }
   CHECK_NOTHROW(
       build_program(test::scenario_with(8, "{name: ddp-allreduce, algorithm: halving-doubling}")));
-  CHECK_THROWS_WITH(
-      build_program(test::scenario_with(5, "{name: ddp-allreduce, algorithm: halving-doubling}")),
-      Contains("halving-doubling needs a power-of-2 group"));
+  const Scenario five =
+      test::scenario_with(5, "{name: ddp-allreduce, algorithm: halving-doubling}");
+  CHECK_THROWS_AS(build_program(five), InputError);
+  CHECK_THROWS_WITH(build_program(five),
+                    Contains("test.yaml: strategy.algorithm = halving-doubling: needs a power-of-2 "
+                             "number of data-parallel replicas, the scenario has 5"));
+  const Scenario pipeline =
+      test::scenario_with(6, "{name: gpipe, stages: 2, replicas: 3, algorithm: halving-doubling}");
+  CHECK_THROWS_WITH(build_program(pipeline), Contains("the scenario has 3 (use ring or tree)"));
 }
 
 TEST_CASE("ps-gather-scatter goes through the server", "[program][strategies]") {
