@@ -252,3 +252,11 @@ TEST_CASE("dynamic ops: members only, same sequence per group, assumed to comple
                             "on group 1 tag 0 (64 B), "
                             "rank 1 op 1 'different' is gossip on group 1 tag 0 (32 B)"));
 }
+
+TEST_CASE("a badly broken program is summarized, not dumped", "[program][validation]") {
+  Program p = world(2);
+  for (int i = 0; i < 100; ++i) add(p, 0, SendOp{1, 1, i});
+  const auto problems = program_problems(p);
+  REQUIRE(problems.size() == 61);
+  CHECK(problems.back() == "... and 40 more problems");
+}
