@@ -53,6 +53,14 @@ double direct_scatter_time(int n, int root, double bytes, const LinkOf& link) {
   return t;
 }
 
+double direct_exchange_time(int n, double bytes, const LinkOf& link) {
+  double t = 0;
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q)
+      if (p != q) t = std::max(t, link(p, q).transfer_s(bytes / n));
+  return t;
+}
+
 double direct_gather_time_shared_nic(int n, double bytes, LinkTime nic) {
   return n <= 1 ? 0 : nic.latency_s + (n - 1) * bytes / nic.bandwidth_Bps;
 }

@@ -38,6 +38,11 @@ double ring_allreduce_bytes_per_rank(int n, double bytes);
 // flows do not share a link, so the slowest pair decides: max_i (L_i + S / B_i).
 double direct_gather_time(int n, int root, double bytes, const LinkOf& link);
 double direct_scatter_time(int n, int root, double bytes, const LinkOf& link);
+// Direct reduce-scatter or all-gather (the sharded parameter server): one step in which every
+// member exchanges an S/N chunk with every other member at once: max over pairs of
+// (L + S/N / B). A sharded sync is a reduce-scatter then an all-gather: twice that on symmetric
+// links. A direct all-reduce is direct_gather_time + direct_scatter_time.
+double direct_exchange_time(int n, double bytes, const LinkOf& link);
 // The same when all flows cross one shared root NIC of bandwidth B (star network, fair sharing):
 // L + (N-1) x S / B.
 double direct_gather_time_shared_nic(int n, double bytes, LinkTime nic);

@@ -119,6 +119,14 @@ TEST_CASE("tree, halving-doubling and direct closed forms = replayed schedules",
         CHECK(replay(CollectiveKind::scatter, CollectiveAlgorithm::direct, n, root, kBytes, link) ==
               Approx(direct_scatter_time(n, root, kBytes, link)).epsilon(1e-9));
       }
+      const auto direct = CollectiveAlgorithm::direct;
+      CHECK(replay(CollectiveKind::reduce_scatter, direct, n, 0, kBytes, link) ==
+            Approx(direct_exchange_time(n, kBytes, link)).epsilon(1e-9));
+      CHECK(replay(CollectiveKind::allgather, direct, n, 0, kBytes, link) ==
+            Approx(direct_exchange_time(n, kBytes, link)).epsilon(1e-9));
+      CHECK(replay(CollectiveKind::allreduce, direct, n, 1, kBytes, link) ==
+            Approx(direct_gather_time(n, 1, kBytes, link) + direct_scatter_time(n, 1, kBytes, link))
+                .epsilon(1e-9));
       if ((n & (n - 1)) == 0)
         CHECK(replay(CollectiveKind::allreduce, CollectiveAlgorithm::halving_doubling, n, 0, kBytes,
                      link) ==
