@@ -1,0 +1,94 @@
+#include "emu/worker/cluster.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+
+#include "sim/common/error.hpp"
+
+namespace geotrain {
+
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+
+}  // namespace
+
+Cluster::Cluster(const ClusterOptions& o, const Program& program)
+    : rank_(o.rank),
+      world_size_(program.world_size),
+      timeout_(static_cast<std::int64_t>(o.timeout_s * 1000)) {
+  c10d::TCPStoreOptions so;
+  so.port = static_cast<std::uint16_t>(o.store_port);
+  so.isServer = o.rank == 0;
+  so.numWorkers = static_cast<std::size_t>(world_size_);
+  so.waitWorkers = false;
+  so.timeout = timeout_;
+  store_ = c10::make_intrusive<c10d::TCPStore>(o.store_addr, so);
+
+  auto gloo_options = [&] {
+    auto opts = c10d::ProcessGroupGloo::Options::create(timeout_);
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.bind_addr));
+    opts->threads = 1;  // one Gloo thread per group: collectives here are serialised anyway
+    return opts;
+  };
+  world_ = c10::make_intrusive<c10d::ProcessGroupGloo>(
+      c10::make_intrusive<c10d::PrefixStore>("world", store_), rank_, world_size_, gloo_options());
+  // Every rank creates its groups in ascending id order: group creation blocks until all its
+  // members arrive, and a common order means no two ranks can wait on each other.
+  for (const auto& g : program.groups) {
+    const auto it = std::find(g.ranks.begin(), g.ranks.end(), rank_);
+    if (it == g.ranks.end() || g.ranks.size() < 2) continue;
+    const int pos = static_cast<int>(it - g.ranks.begin());
+    positions_[g.id] = pos;
+    groups_[g.id] = c10::make_intrusive<c10d::ProcessGroupGloo>(
+        c10::make_intrusive<c10d::PrefixStore>(fmt::format("group/{}", g.id), store_), pos,
+        static_cast<int>(g.ranks.size()), gloo_options());
+  }
+  for (const auto& g : program.groups)
+    if (g.ranks.size() == 1 && g.ranks[0] == rank_) positions_[g.id] = 0;
+  if (rank_ == 0) store_->set("epoch_ns", bytes_of(std::to_string(steady_ns())));
+  const auto v = store_->get("epoch_ns");
+  epoch_ns_ = std::stoll(std::string(v.begin(), v.end()));
+}
+
+c10d::ProcessGroupGloo& Cluster::group(GroupId id) {
+  const auto it = groups_.find(id);
+  if (it == groups_.end())
+    throw InputError(fmt::format("rank {} runs a collective on group {} but is not one of its "
+                                 "members (or the group has one member)",
+                                 rank_, id));
+  return *it->second;
+}
+
+int Cluster::position(GroupId id) const {
+  const auto it = positions_.find(id);
+  if (it == positions_.end())
+    throw InputError(fmt::format("rank {} is not a member of group {}", rank_, id));
+  return it->second;
+}
+
+double Cluster::now_s() const { return static_cast<double>(steady_ns() - epoch_ns_) * 1e-9; }
+
+void Cluster::barrier(const std::string& name) {
+  const auto key = "barrier/" + name;
+  store_->add(key, 1);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (store_->add(key, 0) < world_size_) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw TimeoutError(fmt::format("rank {}: barrier '{}' ({} of {} ranks arrived)", rank_, name,
+                                     store_->add(key, 0), world_size_),
+                         static_cast<double>(timeout_.count()) / 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace geotrain

@@ -1,0 +1,54 @@
+#pragma once
+// The worker's view of the cluster: a c10d TCPStore (rank 0 serves it), one Gloo process group
+// for point-to-point Send/Recv over all ranks ("world"), and one Gloo process group per Program
+// group this rank belongs to, each behind its own PrefixStore. Gloo binds to --bind-addr, so in
+// the emulator every rank talks through its namespace's address and shaped links.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "sim/program/program.hpp"
+
+namespace geotrain {
+
+struct ClusterOptions {
+  int rank = 0;
+  std::string store_addr = "127.0.0.1";
+  int store_port = 29500;
+  std::string bind_addr = "127.0.0.1";
+  double timeout_s = 60;
+};
+
+class Cluster {
+ public:
+  Cluster(const ClusterOptions& options, const Program& program);
+
+  int rank() const { return rank_; }
+  int world_size() const { return world_size_; }
+  c10d::ProcessGroupGloo& world() { return *world_; }
+  c10d::ProcessGroupGloo& group(GroupId id);  // throws if this rank is not a member
+  int position(GroupId id) const;             // this rank's index in the group's rank list
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+  // Seconds since the run's common epoch: rank 0's steady clock at start-up, shared through the
+  // store. All ranks of an emulated cluster run on one kernel, so CLOCK_MONOTONIC is common.
+  double now_s() const;
+  // Blocks until every rank has arrived (store counter; no traffic on the measured links).
+  void barrier(const std::string& name);
+
+ private:
+  int rank_;
+  int world_size_;
+  std::chrono::milliseconds timeout_;
+  std::int64_t epoch_ns_ = 0;
+  c10::intrusive_ptr<c10d::Store> store_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> world_;
+  std::map<GroupId, c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups_;
+  std::map<GroupId, int> positions_;
+};
+
+}  // namespace geotrain

@@ -1,0 +1,152 @@
+#include "emu/worker/collective_runner.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/common/error.hpp"
+#include "sim/program/collective_schedule.hpp"
+#include "sim/program/program_json.hpp"
+
+namespace geotrain {
+
+namespace {
+
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+void wait_all(std::vector<WorkPtr>& works, std::chrono::milliseconds timeout) {
+  for (auto& w : works) w->wait(timeout);
+  works.clear();
+}
+
+double run_schedule(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer, int n,
+                    int position, int root) {
+  auto& pg = cluster.group(op.group);
+  const auto steps = collective_schedule(op.kind, op.algorithm, n, position, root,
+                                         static_cast<std::size_t>(buffer.numel()));
+  double sent = 0;
+  std::vector<WorkPtr> works;
+  std::vector<torch::Tensor> received;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const int tag = static_cast<int>(s);  // ops of one group run one at a time: steps suffice
+    for (const auto& t : steps[s].sends) {
+      if (t.count == 0) continue;
+      std::vector<torch::Tensor> v{buffer.narrow(0, static_cast<std::int64_t>(t.offset),
+                                                 static_cast<std::int64_t>(t.count))};
+      works.push_back(pg.send(v, t.peer, tag));
+      sent += static_cast<double>(v[0].nbytes());
+    }
+    received.clear();
+    for (const auto& t : steps[s].recvs) {
+      std::vector<torch::Tensor> v{torch::empty({static_cast<std::int64_t>(t.count)}, buffer.options())};
+      received.push_back(v[0]);
+      if (t.count > 0) works.push_back(pg.recv(v, t.peer, tag));
+    }
+    wait_all(works, cluster.timeout());
+    for (std::size_t i = 0; i < received.size(); ++i) {
+      const auto& t = steps[s].recvs[i];
+      auto target = buffer.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count));
+      if (steps[s].reduce) target.add_(received[i]);
+      else target.copy_(received[i]);
+    }
+  }
+  return sent;
+}
+
+void run_library(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer, int n,
+                 int position, int root) {
+  auto& pg = cluster.group(op.group);
+  std::vector<torch::Tensor> one{buffer};
+  const auto timeout = cluster.timeout();
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+      pg.allreduce(one)->wait(timeout);
+      return;
+    case CollectiveKind::broadcast: {
+      c10d::BroadcastOptions o;
+      o.rootRank = root;
+      pg.broadcast(one, o)->wait(timeout);
+      return;
+    }
+    case CollectiveKind::reduce: {
+      c10d::ReduceOptions o;
+      o.rootRank = root;
+      pg.reduce(one, o)->wait(timeout);
+      return;
+    }
+    case CollectiveKind::gather: {  // the root sums what it gathered (parameter server)
+      c10d::GatherOptions o;
+      o.rootRank = root;
+      std::vector<std::vector<torch::Tensor>> out(1);
+      if (position == root)
+        for (int q = 0; q < n; ++q) out[0].push_back(torch::empty_like(buffer));
+      pg.gather(out, one, o)->wait(timeout);
+      if (position == root) buffer.copy_(torch::stack(out[0]).sum(0));
+      return;
+    }
+    case CollectiveKind::scatter: {
+      c10d::ScatterOptions o;
+      o.rootRank = root;
+      std::vector<std::vector<torch::Tensor>> in(1);
+      if (position == root) in[0].assign(static_cast<std::size_t>(n), buffer);
+      std::vector<torch::Tensor> out{torch::empty_like(buffer)};
+      pg.scatter(out, in, o)->wait(timeout);
+      buffer.copy_(out[0]);
+      return;
+    }
+    case CollectiveKind::allgather: {
+      if (buffer.numel() % n != 0)
+        throw InputError(fmt::format("library allgather of {} elements over {} members: Gloo needs "
+                                     "equal chunks (use the p2p algorithms)", buffer.numel(), n));
+      const auto chunk = buffer.numel() / n;
+      std::vector<torch::Tensor> mine{buffer.narrow(0, position * chunk, chunk).clone()};
+      std::vector<std::vector<torch::Tensor>> out(1);
+      for (int q = 0; q < n; ++q) out[0].push_back(torch::empty({chunk}, buffer.options()));
+      pg.allgather(out, mine)->wait(timeout);
+      for (int q = 0; q < n; ++q) buffer.narrow(0, q * chunk, chunk).copy_(out[0][static_cast<std::size_t>(q)]);
+      return;
+    }
+    case CollectiveKind::reduce_scatter:
+      throw InputError("Gloo (LibTorch 1.13) has no reduce_scatter: run it with --collectives p2p");
+  }
+}
+
+}  // namespace
+
+double run_collective(Cluster& cluster, const Program& program, const CollectiveOp& op,
+                      torch::Tensor buffer, bool use_library) {
+  const auto& ranks = program.group(op.group).ranks;
+  const int n = static_cast<int>(ranks.size());
+  const int position = cluster.position(op.group);
+  const auto root_it = std::find(ranks.begin(), ranks.end(), op.root);
+  const int root = root_it == ranks.end() ? 0 : static_cast<int>(root_it - ranks.begin());
+  double sent = 0;
+  if (n > 1) {
+    if (use_library || op.algorithm == CollectiveAlgorithm::library) {
+      run_library(cluster, op, buffer, n, position, root);
+      sent = -1;
+    } else {
+      sent = run_schedule(cluster, op, buffer, n, position, root);
+    }
+  }
+  // Averaging happens once, where the sum is complete, so the mean is exact for any algorithm.
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+      buffer.div_(n);
+      break;
+    case CollectiveKind::reduce_scatter: {
+      const auto c = chunk_range(static_cast<std::size_t>(buffer.numel()), n, position);
+      buffer.narrow(0, static_cast<std::int64_t>(c.offset), static_cast<std::int64_t>(c.count)).div_(n);
+      break;
+    }
+    case CollectiveKind::gather:
+    case CollectiveKind::reduce:
+      if (position == root) buffer.div_(n);
+      break;
+    default:
+      break;
+  }
+  return sent;
+}
+
+}  // namespace geotrain

@@ -1,0 +1,116 @@
+// Interpreter: the ops that move bytes (Send, Recv, Collective) and their completion.
+#include <fmt/format.h>
+
+#include "emu/worker/collective_runner.hpp"
+#include "emu/worker/interpreter.hpp"
+#include "sim/common/error.hpp"
+
+namespace geotrain {
+
+namespace {
+
+torch::ScalarType scalar_type(DType t) {
+  return t == DType::fp32 ? torch::kFloat32 : t == DType::fp16 ? torch::kFloat16 : torch::kBFloat16;
+}
+
+
+void check_bytes(int rank, int i, const Op& op, double program_bytes, double tensor_bytes) {
+  if (program_bytes != tensor_bytes)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): {} bytes in the Program but the "
+                                 "tensor it carries has {} bytes",
+                                 rank, i, op.label, program_bytes, tensor_bytes));
+}
+
+}  // namespace
+
+Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
+  const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
+  auto& from = plan_.carries[static_cast<std::size_t>(i)] == Carries::activation ? act_out_ : grad_out_;
+  const auto it = from.find(mb);
+  if (it == from.end())
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): sends micro-batch {} before the "
+                                 "compute op that produces it", options_.rank, i, ops_[static_cast<std::size_t>(i)].label, mb));
+  auto wire = it->second.to(scalar_type(job_.model.dtype)).contiguous();
+  from.erase(it);
+  check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], s.bytes, static_cast<double>(wire.nbytes()));
+  std::vector<torch::Tensor> v{wire};
+  Pending p;
+  p.works.push_back(cluster_.world().send(v, s.peer, s.tag));
+  p.bytes = static_cast<double>(wire.nbytes());
+  p.keep_alive = wire;
+  return p;
+}
+
+Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
+  const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
+  const std::int64_t n = plan_.micro_batch(mb).sequences;
+  auto wire = torch::empty({n, job_.model.seq_len, job_.model.d_model}, scalar_type(job_.model.dtype));
+  check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));
+  std::vector<torch::Tensor> v{wire};
+  Pending p;
+  p.works.push_back(cluster_.world().recv(v, r.peer, r.tag));
+  auto& into = what == Carries::activation ? act_in_ : grad_in_;
+  p.on_done = [&into, mb, wire] { into[mb] = wire.to(torch::kFloat32); };
+  transfer_op_[{mb, static_cast<int>(what)}] = i;
+  return p;
+}
+
+Interpreter::Pending Interpreter::collective(const CollectiveOp& c) {
+  const auto gbytes = static_cast<double>(dtype_bytes(job_.model.gradient_dtype));
+  const auto elements = static_cast<std::int64_t>(c.bytes / gbytes);
+  if (static_cast<double>(elements) * gbytes != c.bytes ||
+      grad_cursor_ + elements > stage_.parameter_count())
+    throw InputError(fmt::format("collective of {} bytes at gradient element {} of {} ({} bytes "
+                                 "each): not a whole slice of this stage's gradient",
+                                 c.bytes, grad_cursor_, stage_.parameter_count(), gbytes));
+  auto slice = stage_.flat_grad().narrow(0, grad_cursor_, elements);
+  if (completes_gradient_slice(c.kind)) grad_cursor_ += elements;
+  Pending p;
+  p.end_s = std::make_shared<double>(0);
+  p.sent = std::make_shared<double>(0);
+  const bool library = options_.library_collectives;
+  const auto wire_type = scalar_type(job_.model.gradient_dtype);
+  p.future = executors_.at(c.group)->submit(
+      [this, c, slice, library, wire_type, end = p.end_s, sent = p.sent]() mutable {
+        auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);
+        *sent = run_collective(cluster_, job_.program, c, wire, library);
+        if (wire_type != torch::kFloat32) slice.copy_(wire);
+        *end = cluster_.now_s();
+      });
+  return p;
+}
+
+void Interpreter::complete(int i) {
+  auto node = pending_.extract(i);
+  if (node.empty()) return;
+  Pending& p = node.mapped();
+  double end_s = 0;
+  if (p.future.valid()) {
+    if (p.future.wait_for(cluster_.timeout()) != std::future_status::ready)
+      throw TimeoutError(fmt::format("rank {} step {} op {} ('{}'): collective not done",
+                                     options_.rank, step_, i, ops_[static_cast<std::size_t>(i)].label),
+                         options_.timeout_s);
+    try {
+      p.future.get();
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(i, e.what(), false);
+    }
+    end_s = *p.end_s;
+    p.bytes = *p.sent;
+  } else {
+    try {
+      for (auto& w : p.works) w->wait(cluster_.timeout());
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      fail(i, what.substr(0, what.find('\n')), what.find("imeout") != std::string::npos);
+    }
+    if (p.on_done) p.on_done();
+    end_s = cluster_.now_s();  // completion seen when waited on (an upper bound if waited late)
+  }
+  measurements_.record_op({step_, i, p.start_s, end_s, p.bytes});
+}
+
+}  // namespace geotrain

@@ -1,0 +1,48 @@
+#pragma once
+// Per-op and per-iteration measurements of one worker, written as CSV files the simulator's
+// results can be compared with (ops.csv: rank, op, label, kind, start_s, end_s, bytes, step;
+// iterations.csv: step, time_s, loss, tokens_per_s). Times are seconds since the run's common
+// epoch (agreed through the store). Recording is a push_back into a reserved vector: the timing
+// overhead is two clock reads per op.
+#include <string>
+#include <vector>
+
+namespace geotrain {
+
+struct OpRecord {
+  int step = 0;
+  int op = 0;
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;  // bytes this rank sent for the op (-1: not countable, library collective)
+};
+
+struct IterationRecord {
+  int step = 0;
+  double time_s = 0;
+  double loss = 0;  // NaN on ranks that do not compute the loss (not the last stage)
+  double tokens_per_s = 0;
+};
+
+class Measurements {
+ public:
+  Measurements(int rank, std::vector<std::string> labels, std::vector<std::string> kinds);
+
+  void reserve(std::size_t ops) { ops_.reserve(ops); }
+  void record_op(const OpRecord& r) { ops_.push_back(r); }
+  void record_iteration(const IterationRecord& r) { iterations_.push_back(r); }
+  const std::vector<OpRecord>& ops() const { return ops_; }
+  const std::vector<IterationRecord>& iterations() const { return iterations_; }
+
+  // Writes ops.csv and iterations.csv into `dir` (created if missing); throws Error on failure.
+  void write(const std::string& dir) const;
+
+ private:
+  int rank_;
+  std::vector<std::string> labels_;  // per op of the rank's Program
+  std::vector<std::string> kinds_;
+  std::vector<OpRecord> ops_;
+  std::vector<IterationRecord> iterations_;
+};
+
+}  // namespace geotrain

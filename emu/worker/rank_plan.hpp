@@ -1,0 +1,61 @@
+#pragma once
+// What one rank's Program means for the worker, derived once before training: which pipeline
+// stage and layers it owns, which data-parallel replica it is part of (and so which shard of
+// each global batch it reads), and what every Send/Recv carries.
+//
+// Conventions the Program builders and the worker share (see README.md):
+//  - A rank's Compute ops all name one stage; its layers are the union of their ranges. Stage 0
+//    also owns the embeddings, the last stage the final layer norm, LM head and loss.
+//  - Ranks joined by Send/Recv form one pipeline = one data-parallel replica; replicas are
+//    numbered by their lowest rank. Replica r of R reads sequences r, r+R, r+2R, ... of each
+//    global batch (DistributedSampler without shuffling), split into micro-batches in the
+//    order of their ids.
+//  - The k-th Recv from a lower stage carries the input activation of the k-th forward op; the
+//    k-th Send to a higher stage the output of the k-th forward op. The k-th Recv from a higher
+//    stage carries the output gradient for the k-th backward op; the k-th Send to a lower stage
+//    the input gradient of the k-th backward op.
+#include <vector>
+
+#include "sim/program/program.hpp"
+
+namespace geotrain {
+
+enum class Carries { nothing, activation, activation_grad };
+
+struct MicroBatchSlice {
+  int id = 0;
+  int sequences = 0;
+  int offset = 0;  // first sequence within the replica's shard
+};
+
+struct RankPlan {
+  int rank = 0;
+  int stage = 0;
+  int stages = 1;
+  int replica = 0;
+  int replicas = 1;
+  int layer_begin = 0;  // [layer_begin, layer_end): blocks this rank owns
+  int layer_end = 0;
+  int replica_sequences = 0;  // per iteration
+  int global_sequences = 0;   // per iteration, all replicas
+  std::vector<MicroBatchSlice> micro_batches;  // ascending id
+  std::vector<Carries> carries;        // per op of the rank
+  std::vector<int> carries_micro_batch;  // per op: micro-batch id of what a Send/Recv carries
+
+  bool first_stage() const { return stage == 0; }
+  bool last_stage() const { return stage == stages - 1; }
+  const MicroBatchSlice& micro_batch(int id) const;  // throws if unknown
+};
+
+// Gradient collectives take successive slices of the stage's flat gradient (backward order).
+// reduce_scatter, gather and reduce leave a slice half-done: the allgather / scatter / broadcast
+// that follows finishes it, and only then does the next collective take the next slice.
+inline bool completes_gradient_slice(CollectiveKind k) {
+  return k == CollectiveKind::allreduce || k == CollectiveKind::allgather ||
+         k == CollectiveKind::scatter || k == CollectiveKind::broadcast;
+}
+
+// Throws InputError naming the rank and op for Programs that break the conventions above.
+RankPlan make_rank_plan(const Program& program, int rank, int model_layers);
+
+}  // namespace geotrain

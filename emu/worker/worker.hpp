@@ -1,0 +1,30 @@
+#pragma once
+// The LibTorch worker: joins the cluster, then executes its rank's Program op by op for a number
+// of training steps with real tensors, and writes its measurements. No LibTorch in this header,
+// so the thin main() compiles without it.
+#include <cstdint>
+#include <string>
+
+#include "emu/worker/worker_job.hpp"
+
+namespace geotrain {
+
+struct WorkerOptions {
+  int rank = 0;
+  std::string store_addr = "127.0.0.1";
+  int store_port = 29500;
+  std::string bind_addr = "127.0.0.1";
+  int steps = 10;
+  std::string out_dir = ".";
+  int threads = 1;  // torch intra-op threads
+  std::uint64_t seed = 1;
+  bool library_collectives = false;  // --collectives gloo
+  double timeout_s = 60;
+};
+
+// Throws InputError for Programs / jobs the worker cannot run, TimeoutError when a peer does
+// not answer within timeout_s, Error for failing communication. Writes into out_dir:
+// ops.csv, iterations.csv and worker.json (see README.md).
+void run_worker(const WorkerJob& job, const WorkerOptions& options);
+
+}  // namespace geotrain

@@ -1,0 +1,130 @@
+#include "emu/worker/worker_job.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "sim/common/error.hpp"
+#include "sim/program/program_json.hpp"
+
+namespace geotrain {
+
+namespace {
+
+using nlohmann::json;
+
+DType dtype_from(const std::string& s, const std::string& where) {
+  for (auto t : {DType::fp32, DType::fp16, DType::bf16})
+    if (s == dtype_name(t)) return t;
+  throw InputError(fmt::format("{}: '{}' unknown dtype (known: fp32, fp16, bf16)", where, s));
+}
+
+const char* optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd:
+      return "sgd";
+    case Optimizer::adam:
+      return "adam";
+    case Optimizer::adamw:
+      return "adamw";
+  }
+  return "?";
+}
+
+Optimizer optimizer_from(const std::string& s, const std::string& where) {
+  for (auto o : {Optimizer::sgd, Optimizer::adam, Optimizer::adamw})
+    if (s == optimizer_name(o)) return o;
+  throw InputError(fmt::format("{}: '{}' unknown optimizer (known: sgd, adam, adamw)", where, s));
+}
+
+int max_stage(const Program& p) {
+  int stages = 0;
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      if (const auto* c = op.as<ComputeOp>()) stages = std::max(stages, c->stage + 1);
+  return stages;
+}
+
+}  // namespace
+
+json worker_job_to_json(const WorkerJob& job) {
+  const ModelSpec& m = job.model;
+  return {{"format", "geotrain-worker-job"},
+          {"version", 1},
+          {"program", program_to_json(job.program)},
+          {"model",
+           {{"layers", m.layers}, {"d_model", m.d_model}, {"heads", m.heads},
+            {"seq_len", m.seq_len}, {"vocab", m.vocab}, {"dtype", dtype_name(m.dtype)},
+            {"gradient_dtype", dtype_name(m.gradient_dtype)},
+            {"nominal_params", m.nominal_params}, {"tie_embeddings", job.tie_embeddings}}},
+          {"training",
+           {{"optimizer", optimizer_name(job.optimizer)}, {"learning_rate", job.learning_rate}}},
+          {"data", {{"successors", job.markov_successors}}}};
+}
+
+WorkerJob worker_job_from_json(const json& j, const std::string& source) {
+  if (!j.is_object() || j.value("format", "") != "geotrain-worker-job" || j.value("version", 0) != 1)
+    throw InputError(source + ": expected \"format\": \"geotrain-worker-job\", \"version\": 1");
+  WorkerJob job;
+  try {
+    job.program = program_from_json(j.at("program"), source);
+    const auto& m = j.at("model");
+    job.model.preset = "custom";
+    job.model.layers = m.at("layers").get<int>();
+    job.model.d_model = m.at("d_model").get<int>();
+    job.model.heads = m.at("heads").get<int>();
+    job.model.seq_len = m.at("seq_len").get<int>();
+    job.model.vocab = m.at("vocab").get<int>();
+    job.model.dtype = dtype_from(m.at("dtype").get<std::string>(), source + ": $.model.dtype");
+    job.model.gradient_dtype =
+        dtype_from(m.at("gradient_dtype").get<std::string>(), source + ": $.model.gradient_dtype");
+    job.model.nominal_params = m.value("nominal_params", 0.0);
+    job.tie_embeddings = m.at("tie_embeddings").get<bool>();
+    const auto& t = j.at("training");
+    job.optimizer = optimizer_from(t.at("optimizer").get<std::string>(), source + ": $.training.optimizer");
+    job.learning_rate = t.at("learning_rate").get<double>();
+    job.markov_successors = j.at("data").at("successors").get<int>();
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: {}", source, e.what()));
+  }
+  const ModelSpec& m = job.model;
+  if (m.layers < 1 || m.d_model < 1 || m.heads < 1 || m.d_model % m.heads != 0 || m.seq_len < 1 ||
+      m.vocab < 2)
+    throw InputError(fmt::format("{}: $.model: layers {} d_model {} heads {} seq_len {} vocab {} "
+                                 "(expected positive sizes, d_model divisible by heads, vocab >= 2)",
+                                 source, m.layers, m.d_model, m.heads, m.seq_len, m.vocab));
+  if (job.markov_successors < 1 || job.markov_successors > m.vocab)
+    throw InputError(fmt::format("{}: $.data.successors = {} (expected 1..vocab = {})", source,
+                                 job.markov_successors, m.vocab));
+  return job;
+}
+
+void write_worker_job(const WorkerJob& job, const std::string& path) {
+  std::ofstream out(path);
+  out << worker_job_to_json(job).dump(1) << '\n';
+  if (!out) throw Error("cannot write worker job " + path);
+}
+
+WorkerJob read_worker_job(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open worker job file");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  return worker_job_from_json(j, path);
+}
+
+WorkerJob make_worker_job(const Scenario& scenario, Program program) {
+  WorkerJob job;
+  job.model = scenario.model;
+  job.tie_embeddings = max_stage(program) <= 1;
+  job.optimizer = scenario.training.optimizer;
+  job.learning_rate = scenario.training.learning_rate;
+  job.program = std::move(program);
+  return job;
+}
+
+}  // namespace geotrain

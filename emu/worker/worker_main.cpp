@@ -1,0 +1,43 @@
+// geotrain-worker: one rank of an emulated (or real) cluster. Thin main: flags -> run_worker().
+// Exit codes: 0 done, 1 failure of the run (timeout, dead peer), 2 bad input.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "emu/worker/worker.hpp"
+#include "sim/common/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace geotrain;
+  CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch and Gloo"};
+  std::string job_path, collectives = "p2p";
+  WorkerOptions o;
+  app.add_option("--program", job_path, "worker job JSON (Program + model + training)")->required();
+  app.add_option("--rank", o.rank, "this worker's rank in the Program")->required();
+  app.add_option("--store-addr", o.store_addr, "address of rank 0's TCPStore");
+  app.add_option("--store-port", o.store_port, "port of rank 0's TCPStore");
+  app.add_option("--bind-addr", o.bind_addr, "address Gloo binds to (the rank's namespace address)");
+  app.add_option("--steps", o.steps, "training iterations")->check(CLI::NonNegativeNumber);
+  app.add_option("--out", o.out_dir, "directory for ops.csv, iterations.csv, worker.json");
+  app.add_option("--threads", o.threads, "torch intra-op threads")->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.seed, "seed of the model initialisation and the data");
+  app.add_option("--collectives", collectives, "p2p: the Program's algorithm from send/recv; "
+                 "gloo: Gloo's own collectives")->check(CLI::IsMember({"p2p", "gloo"}));
+  app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before failing")
+      ->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  o.library_collectives = collectives == "gloo";
+  try {
+    run_worker(read_worker_job(job_path), o);
+  } catch (const InputError& e) {
+    for (const auto& p : e.problems()) std::cerr << "geotrain-worker: error: " << p << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "geotrain-worker: rank " << o.rank << ": error: " << e.what() << '\n';
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(1);  // skip destructors of threads still blocked on a dead peer
+  }
+  return 0;
+}

@@ -1,0 +1,261 @@
+#include "sim/program/program_json.hpp"
+
+#include <array>
+#include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/common/error.hpp"
+
+namespace geotrain {
+
+namespace {
+
+using nlohmann::json;
+
+// Names on disk. Kept here rather than reusing to_string() so the file format stays fixed even
+// if display names change.
+constexpr std::array<std::pair<ComputeKind, const char*>, 4> kComputeKinds{
+    {{ComputeKind::forward, "forward"},
+     {ComputeKind::backward, "backward"},
+     {ComputeKind::optimizer, "optimizer"},
+     {ComputeKind::other, "other"}}};
+constexpr std::array<std::pair<CollectiveKind, const char*>, 7> kCollectiveKinds{
+    {{CollectiveKind::allreduce, "allreduce"},
+     {CollectiveKind::reduce_scatter, "reduce_scatter"},
+     {CollectiveKind::allgather, "allgather"},
+     {CollectiveKind::broadcast, "broadcast"},
+     {CollectiveKind::gather, "gather"},
+     {CollectiveKind::scatter, "scatter"},
+     {CollectiveKind::reduce, "reduce"}}};
+constexpr std::array<std::pair<CollectiveAlgorithm, const char*>, 5> kAlgorithms{
+    {{CollectiveAlgorithm::ring, "ring"},
+     {CollectiveAlgorithm::tree, "tree"},
+     {CollectiveAlgorithm::halving_doubling, "halving_doubling"},
+     {CollectiveAlgorithm::direct, "direct"},
+     {CollectiveAlgorithm::library, "library"}}};
+constexpr std::array<std::pair<DynamicRule, const char*>, 2> kRules{
+    {{DynamicRule::partial_reduce, "partial_reduce"}, {DynamicRule::gossip, "gossip"}}};
+
+template <typename E, std::size_t N>
+const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E value) {
+  for (const auto& [v, n] : table)
+    if (v == value) return n;
+  return "?";
+}
+
+json op_body_to_json(const ComputeOp& c) {
+  return {{"op", "compute"},         {"kind", name_of(kComputeKinds, c.kind)},
+          {"stage", c.stage},        {"micro_batch", c.micro_batch},
+          {"layer_begin", c.layer_begin}, {"layer_end", c.layer_end},
+          {"sequences", c.sequences}, {"flops", c.flops},
+          {"memory_bytes", c.memory_bytes}};
+}
+json op_body_to_json(const SendOp& s) {
+  return {{"op", "send"}, {"peer", s.peer}, {"bytes", s.bytes}, {"tag", s.tag}};
+}
+json op_body_to_json(const RecvOp& r) {
+  return {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag}};
+}
+json op_body_to_json(const CollectiveOp& c) {
+  return {{"op", "collective"},  {"kind", name_of(kCollectiveKinds, c.kind)},
+          {"group", c.group},    {"bytes", c.bytes},
+          {"algorithm", name_of(kAlgorithms, c.algorithm)},
+          {"root", c.root},      {"tag", c.tag}};
+}
+json op_body_to_json(const DynamicOp& d) {
+  return {{"op", "dynamic"},         {"rule", name_of(kRules, d.rule)},
+          {"group", d.group},        {"bytes", d.bytes},
+          {"window_s", d.window_s},  {"full_sync_every", d.full_sync_every},
+          {"seed", d.seed},          {"tag", d.tag}};
+}
+json op_body_to_json(const WaitOp& w) { return {{"op", "wait"}, {"ops", w.ops}}; }
+
+// Reads typed fields out of one JSON object, collecting every problem with its JSON path.
+class Reader {
+ public:
+  Reader(std::string source, std::vector<std::string>& problems)
+      : source_(std::move(source)), problems_(problems) {}
+
+  template <typename T>
+  T get(const json& obj, const std::string& key, const std::string& path, T fallback = T{}) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+      problem(path + "." + key, "missing");
+      return fallback;
+    }
+    try {
+      return it->get<T>();
+    } catch (const json::exception&) {
+      problem(path + "." + key, fmt::format("'{}' has the wrong type", it->dump()));
+      return fallback;
+    }
+  }
+
+  template <typename E, std::size_t N>
+  E get_enum(const json& obj, const std::string& key, const std::string& path,
+             const std::array<std::pair<E, const char*>, N>& table) {
+    const auto text = get<std::string>(obj, key, path);
+    for (const auto& [v, n] : table)
+      if (text == n) return v;
+    std::string known;
+    for (const auto& [v, n] : table) known += (known.empty() ? "" : ", ") + std::string(n);
+    if (obj.contains(key)) problem(path + "." + key, fmt::format("'{}' unknown (known: {})", text, known));
+    return table[0].first;
+  }
+
+  void problem(const std::string& path, const std::string& what) {
+    problems_.push_back(fmt::format("{}: {}: {}", source_, path, what));
+  }
+
+ private:
+  std::string source_;
+  std::vector<std::string>& problems_;
+};
+
+Op op_from_json(const json& j, const std::string& path, Reader& rd) {
+  Op op;
+  if (!j.is_object()) {
+    rd.problem(path, "expected an object");
+    return op;
+  }
+  op.label = rd.get<std::string>(j, "label", path);
+  op.nonblocking = rd.get<bool>(j, "nonblocking", path);
+  const auto kind = rd.get<std::string>(j, "op", path);
+  if (kind == "compute") {
+    ComputeOp c;
+    c.kind = rd.get_enum(j, "kind", path, kComputeKinds);
+    c.stage = rd.get<int>(j, "stage", path);
+    c.micro_batch = rd.get<int>(j, "micro_batch", path);
+    c.layer_begin = rd.get<int>(j, "layer_begin", path);
+    c.layer_end = rd.get<int>(j, "layer_end", path);
+    c.sequences = rd.get<double>(j, "sequences", path);
+    c.flops = rd.get<double>(j, "flops", path);
+    c.memory_bytes = rd.get<double>(j, "memory_bytes", path);
+    op.body = c;
+  } else if (kind == "send" || kind == "recv") {
+    const int peer = rd.get<int>(j, "peer", path);
+    const double bytes = rd.get<double>(j, "bytes", path);
+    const int tag = rd.get<int>(j, "tag", path);
+    if (kind == "send") op.body = SendOp{peer, bytes, tag};
+    else op.body = RecvOp{peer, bytes, tag};
+  } else if (kind == "collective") {
+    CollectiveOp c;
+    c.kind = rd.get_enum(j, "kind", path, kCollectiveKinds);
+    c.group = rd.get<int>(j, "group", path);
+    c.bytes = rd.get<double>(j, "bytes", path);
+    c.algorithm = rd.get_enum(j, "algorithm", path, kAlgorithms);
+    c.root = rd.get<int>(j, "root", path);
+    c.tag = rd.get<int>(j, "tag", path);
+    op.body = c;
+  } else if (kind == "dynamic") {
+    DynamicOp d;
+    d.rule = rd.get_enum(j, "rule", path, kRules);
+    d.group = rd.get<int>(j, "group", path);
+    d.bytes = rd.get<double>(j, "bytes", path);
+    d.window_s = rd.get<double>(j, "window_s", path);
+    d.full_sync_every = rd.get<int>(j, "full_sync_every", path);
+    d.seed = rd.get<std::uint64_t>(j, "seed", path);
+    d.tag = rd.get<int>(j, "tag", path);
+    op.body = d;
+  } else if (kind == "wait") {
+    op.body = WaitOp{rd.get<std::vector<int>>(j, "ops", path)};
+  } else if (j.contains("op")) {
+    rd.problem(path + ".op",
+               fmt::format("'{}' unknown (known: compute, send, recv, collective, dynamic, wait)",
+                           kind));
+  }
+  return op;
+}
+
+}  // namespace
+
+const char* json_name(ComputeKind k) { return name_of(kComputeKinds, k); }
+const char* json_name(CollectiveKind k) { return name_of(kCollectiveKinds, k); }
+const char* json_name(CollectiveAlgorithm a) { return name_of(kAlgorithms, a); }
+
+nlohmann::json program_to_json(const Program& program) {
+  json groups = json::array();
+  for (const auto& g : program.groups)
+    groups.push_back({{"id", g.id}, {"name", g.name}, {"ranks", g.ranks}});
+  json ranks = json::array();
+  for (const auto& ops : program.ranks) {
+    json list = json::array();
+    for (const auto& op : ops) {
+      json o = std::visit([](const auto& body) { return op_body_to_json(body); }, op.body);
+      o["label"] = op.label;
+      o["nonblocking"] = op.nonblocking;
+      list.push_back(std::move(o));
+    }
+    ranks.push_back(std::move(list));
+  }
+  return {{"format", "geotrain-program"},
+          {"version", 1},
+          {"strategy", program.strategy},
+          {"world_size", program.world_size},
+          {"device_of_rank", program.device_of_rank},
+          {"sequences_per_iteration", program.sequences_per_iteration},
+          {"tokens_per_iteration", program.tokens_per_iteration},
+          {"model_flops_per_iteration", program.model_flops_per_iteration},
+          {"groups", std::move(groups)},
+          {"ranks", std::move(ranks)}};
+}
+
+Program program_from_json(const nlohmann::json& j, const std::string& source) {
+  std::vector<std::string> problems;
+  Reader rd(source, problems);
+  Program p;
+  if (!j.is_object()) throw InputError(source + ": expected a JSON object (a geotrain Program)");
+  if (j.value("format", "") != "geotrain-program" || j.value("version", 0) != 1)
+    rd.problem("$", "expected \"format\": \"geotrain-program\" and \"version\": 1");
+  p.strategy = rd.get<std::string>(j, "strategy", "$");
+  p.world_size = rd.get<int>(j, "world_size", "$");
+  p.device_of_rank = rd.get<std::vector<int>>(j, "device_of_rank", "$");
+  p.sequences_per_iteration = rd.get<double>(j, "sequences_per_iteration", "$");
+  p.tokens_per_iteration = rd.get<double>(j, "tokens_per_iteration", "$");
+  p.model_flops_per_iteration = rd.get<double>(j, "model_flops_per_iteration", "$");
+  const auto groups = rd.get<json>(j, "groups", "$", json::array());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto path = fmt::format("$.groups[{}]", i);
+    p.groups.push_back({rd.get<int>(groups[i], "id", path), rd.get<std::string>(groups[i], "name", path),
+                        rd.get<std::vector<int>>(groups[i], "ranks", path)});
+  }
+  const auto ranks = rd.get<json>(j, "ranks", "$", json::array());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    p.ranks.emplace_back();
+    if (!ranks[r].is_array()) {
+      rd.problem(fmt::format("$.ranks[{}]", r), "expected an array of ops");
+      continue;
+    }
+    for (std::size_t i = 0; i < ranks[r].size(); ++i)
+      p.ranks.back().push_back(op_from_json(ranks[r][i], fmt::format("$.ranks[{}][{}]", r, i), rd));
+  }
+  if (!problems.empty()) throw InputError(problems);
+  return p;
+}
+
+void write_program_json(const Program& program, const std::string& path) {
+  std::ofstream out(path);
+  out << program_to_json(program).dump(1) << '\n';
+  if (!out) throw Error("cannot write Program file " + path);
+}
+
+Program read_program_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open Program file");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  return program_from_json(j, path);
+}
+
+bool programs_equal(const Program& a, const Program& b) {
+  // The JSON form writes every field, so equal JSON means equal Programs.
+  return program_to_json(a) == program_to_json(b);
+}
+
+}  // namespace geotrain

@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "sim/common/error.hpp"
+#include "sim/program/program_json.hpp"
+
+using namespace geotrain;
+
+namespace {
+
+Op make_op(decltype(Op::body) body, const char* label, bool nonblocking = false) {
+  Op op;
+  op.body = std::move(body);
+  op.label = label;
+  op.nonblocking = nonblocking;
+  return op;
+}
+
+// One op of every type with every field set to a non-default value.
+Program every_op_program() {
+  Program p;
+  p.strategy = "mixed";
+  p.world_size = 2;
+  p.device_of_rank = {3, 1};
+  p.groups = {{0, "world", {0, 1}}, {1, "dp stage 0", {1, 0}}};
+  p.sequences_per_iteration = 8;
+  p.tokens_per_iteration = 8 * 64;
+  p.model_flops_per_iteration = 1.2345678901234567e12;
+  ComputeOp fwd{ComputeKind::backward, 2, 5, 3, 7, 4.5, 1.0 / 3.0, 12345.25};
+  CollectiveOp coll{CollectiveKind::reduce_scatter, 1, 4.0e6 + 0.5, CollectiveAlgorithm::halving_doubling, 1, 9};
+  DynamicOp dyn{DynamicRule::partial_reduce, 0, 1e3, 0.25, 4, 18446744073709551615ull, 3};
+  p.ranks = {{make_op(fwd, "bwd s2 mb5"), make_op(SendOp{1, 4096, 11}, "send", true),
+              make_op(coll, "bucket 3", true), make_op(WaitOp{{1, 2}}, "wait")},
+             {make_op(RecvOp{0, 4096, 11}, "recv"), make_op(dyn, "partial reduce"),
+              make_op(ComputeOp{ComputeKind::optimizer, 0, -1, 0, 4, 0, 0, 0}, "optim")}};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("program json round trip is lossless for every op type", "[worker][program_json]") {
+  const Program p = every_op_program();
+  const Program back = program_from_json(nlohmann::json::parse(program_to_json(p).dump()));
+  CHECK(programs_equal(p, back));
+  const auto& c = std::get<ComputeOp>(back.ranks[0][0].body);
+  CHECK(c.kind == ComputeKind::backward);
+  CHECK(c.flops == 1.0 / 3.0);  // full double precision survives
+  CHECK(back.ranks[0][1].nonblocking);
+  CHECK(std::get<DynamicOp>(back.ranks[1][1].body).seed == 18446744073709551615ull);
+  CHECK(std::get<CollectiveOp>(back.ranks[0][2].body).algorithm ==
+        CollectiveAlgorithm::halving_doubling);
+  CHECK(std::get<WaitOp>(back.ranks[0][3].body).ops == std::vector<int>{1, 2});
+  CHECK(back.groups[1].ranks == std::vector<int>{1, 0});
+}
+
+TEST_CASE("program json files round trip", "[worker][program_json]") {
+  const Program p = every_op_program();
+  const std::string path = "program_json_test.json";
+  write_program_json(p, path);
+  CHECK(programs_equal(p, read_program_json(path)));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("program json errors name the path, value and expectation", "[worker][program_json]") {
+  auto j = program_to_json(every_op_program());
+  j["ranks"][0][2]["algorithm"] = "butterfly";
+  j["ranks"][1][0].erase("peer");
+  j["ranks"][0][1]["op"] = "teleport";
+  try {
+    program_from_json(j, "p.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const auto& pr = e.problems();
+    REQUIRE(pr.size() == 3);
+    CHECK(pr[0] ==
+          "p.json: $.ranks[0][1].op: 'teleport' unknown (known: compute, send, recv, collective, "
+          "dynamic, wait)");
+    CHECK(pr[1] ==
+          "p.json: $.ranks[0][2].algorithm: 'butterfly' unknown (known: ring, tree, "
+          "halving_doubling, direct, library)");
+    CHECK(pr[2] == "p.json: $.ranks[1][0].peer: missing");
+  }
+  CHECK_THROWS_AS(read_program_json("/nonexistent/program.json"), InputError);
+}

@@ -1,0 +1,164 @@
+// End-to-end tests of geotrain-worker on loopback: real processes, real tensors, real Gloo.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/program/collective_schedule.hpp"
+#include "test_programs.hpp"
+#include "worker_launcher.hpp"
+
+using namespace geotrain;
+using namespace geotrain::test;
+
+namespace {
+
+// The global loss of each step: the mean of the last-stage ranks' local losses (equal shards).
+std::vector<double> global_losses(const WorkerRun& run, int ranks) {
+  std::vector<double> sum;
+  std::vector<int> count;
+  for (int r = 0; r < ranks; ++r) {
+    const auto rows = read_iterations(run.dir + "/rank" + std::to_string(r));
+    sum.resize(rows.size()), count.resize(rows.size());
+    for (std::size_t s = 0; s < rows.size(); ++s)
+      if (!std::isnan(rows[s].loss)) sum[s] += rows[s].loss, ++count[s];
+  }
+  for (std::size_t s = 0; s < sum.size(); ++s) sum[s] /= count[s];
+  return sum;
+}
+
+void require_success(const WorkerRun& run) {
+  for (std::size_t r = 0; r < run.exit_codes.size(); ++r) {
+    INFO("rank " << r << " stderr: " << run.stderr_text[r]);
+    REQUIRE(run.exit_codes[r] == 0);
+  }
+}
+
+void check_same_losses(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    INFO("step " << s);
+    CHECK(a[s] == Approx(b[s]).margin(2e-5));
+  }
+}
+
+// Every op's counted bytes equal what the Program says: Send bytes, or the bytes the collective's
+// schedule sends from this rank.
+void check_traffic(const WorkerJob& job, const WorkerRun& run, int steps) {
+  for (int r = 0; r < job.program.world_size; ++r) {
+    const auto bytes = read_op_bytes(run.dir + "/rank" + std::to_string(r));
+    const auto& ops = job.program.ranks[static_cast<std::size_t>(r)];
+    for (int step = 0; step < steps; ++step)
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        double expected = 0;
+        if (const auto* s = ops[i].as<SendOp>()) expected = s->bytes;
+        if (const auto* c = ops[i].as<CollectiveOp>()) {
+          const auto& g = job.program.group(c->group).ranks;
+          const int pos = static_cast<int>(std::find(g.begin(), g.end(), r) - g.begin());
+          const int root = static_cast<int>(std::find(g.begin(), g.end(), c->root) - g.begin());
+          expected = 4.0 * static_cast<double>(elements_sent(collective_schedule(
+                               c->kind, c->algorithm, static_cast<int>(g.size()), pos,
+                               root % static_cast<int>(g.size()),
+                               static_cast<std::size_t>(c->bytes / 4))));
+        }
+        INFO("rank " << r << " step " << step << " op " << i << " " << ops[i].label);
+        REQUIRE(bytes.count({step, static_cast<int>(i)}));
+        CHECK(bytes.at({step, static_cast<int>(i)}) == expected);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ddp all-reduce on 2 workers equals one process (ring p2p and Gloo's own)",
+          "[worker][equivalence]") {
+  const auto m = tiny_model();
+  const int steps = 4;
+  const auto reference_job = ddp_job(m, {1, 8});
+  const auto reference = launch_workers(reference_job, "ddp-ref", {steps});
+  require_success(reference);
+  const auto ref = global_losses(reference, 1);
+  REQUIRE(ref.size() == steps);
+
+  const auto job = ddp_job(m, {2, 4});
+  const auto ring = launch_workers(job, "ddp-ring-2", {steps});
+  require_success(ring);
+  check_same_losses(global_losses(ring, 2), ref);
+  check_traffic(job, ring, steps);
+
+  LaunchOptions library{steps};
+  library.collectives = "gloo";
+  const auto gloo = launch_workers(job, "ddp-gloo-2", library);
+  require_success(gloo);
+  check_same_losses(global_losses(gloo, 2), ref);
+}
+
+TEST_CASE("4 workers: parameter server, buckets and every all-reduce algorithm equal one process",
+          "[worker][equivalence]") {
+  const auto m = tiny_model();
+  const int steps = 3;
+  const auto ref = global_losses(launch_workers(ddp_job(m, {1, 8}), "ddp4-ref", {steps}), 1);
+  REQUIRE(ref.size() == steps);
+  std::vector<std::pair<std::string, DdpOptions>> cases{
+      {"ps-gather-scatter", {4, 2, 1, CollectiveAlgorithm::direct, true, false}},
+      {"ddp-bucketed-ring", {4, 2, 2, CollectiveAlgorithm::ring, false, true}},
+      {"ddp-tree", {4, 2, 1, CollectiveAlgorithm::tree, false, false}},
+      {"ddp-halving-doubling", {4, 2, 1, CollectiveAlgorithm::halving_doubling, false, false}}};
+  for (const auto& [name, options] : cases) {
+    SECTION(name) {
+      const auto job = ddp_job(m, options);
+      const auto run = launch_workers(job, name, {steps});
+      require_success(run);
+      check_same_losses(global_losses(run, 4), ref);
+      check_traffic(job, run, steps);
+    }
+  }
+}
+
+TEST_CASE("gpipe 2 stages x 2 replicas equals its unpipelined model", "[worker][equivalence]") {
+  const auto m = tiny_model();
+  const int steps = 3;
+  auto reference_job = gpipe_job(m, 1, 1, 1, 8);
+  reference_job.tie_embeddings = false;  // the pipeline's last stage owns its own LM head
+  const auto reference = launch_workers(reference_job, "gpipe-ref", {steps});
+  require_success(reference);
+  const auto job = gpipe_job(m, 2, 2, 2, 2);
+  const auto run = launch_workers(job, "gpipe-2x2", {steps});
+  require_success(run);
+  check_same_losses(global_losses(run, 4), global_losses(reference, 1));
+  check_traffic(job, run, steps);
+}
+
+TEST_CASE("loss falls toward the entropy rate of the Markov source", "[worker][learning]") {
+  const auto m = tiny_model();
+  const int steps = 40;
+  const auto run = launch_workers(ddp_job(m, {2, 4}), "learning", {steps});
+  require_success(run);
+  const auto loss = global_losses(run, 2);
+  std::ifstream in(run.dir + "/rank0/worker.json");
+  const double bound = nlohmann::json::parse(in).at("entropy_rate_nats").get<double>();
+  const double uniform = std::log(m.vocab);
+  INFO("entropy rate " << bound << " first loss " << loss.front() << " last " << loss.back());
+  REQUIRE(bound > 0.3);
+  REQUIRE(bound < uniform - 2);
+  CHECK(std::abs(loss.front() - uniform) < 0.2);  // an untrained model is near-uniform
+  const double tail = (loss[steps - 1] + loss[steps - 2] + loss[steps - 3]) / 3;
+  CHECK(tail < bound + 0.35 * (uniform - bound));  // most of the way down in 40 steps
+  CHECK(tail > bound - 0.1);  // and never meaningfully below what the source allows
+}
+
+TEST_CASE("a killed worker makes the others fail within the timeout", "[worker][failure]") {
+  const auto m = tiny_model();
+  LaunchOptions o{100000};
+  o.timeout_s = 10;
+  o.kill_rank = 1;
+  o.kill_after_s = 3;
+  const auto run = launch_workers(ddp_job(m, {2, 4}), "killed", o);
+  CHECK(run.exit_codes[1] == 128 + 9);
+  CHECK(run.exit_codes[0] == 1);
+  CHECK(run.exit_after_s[0] < o.kill_after_s + o.timeout_s + 2);
+  INFO(run.stderr_text[0]);
+  CHECK(run.stderr_text[0].find("rank 0 step") != std::string::npos);
+}
