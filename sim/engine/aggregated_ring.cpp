@@ -1,0 +1,115 @@
+#include "sim/engine/aggregated_ring.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/program/collective_schedule.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+
+// SimGrid refuses null payloads; the flows carry no data of their own.
+int kNoPayload = 0;
+
+int mod(int a, int n) { return ((a % n) + n) % n; }
+
+// The chunk member p sends in step j of a phase (matches collective_schedule's ring steps).
+int chunk_sent(bool reduce_scatter, int p, int j, int n) {
+  return reduce_scatter ? mod(p - j - 1, n) : mod(p - j, n);
+}
+
+// The load link p -> p+1 carries as one flow from t0 (the last entry) to the link's planned end:
+// its bytes, capped so that alone it cannot end later than planned (links may already have
+// moved chunks before t0 in the message-level ring). Sender and receiver compute the same value.
+double flow_bytes(SimContext& ctx, const CollectiveInstance& inst, int p, int n, int src, int dst,
+                  double t0) {
+  const auto up = static_cast<std::size_t>(mod(p, n));
+  const double room_s = inst.link_end_s[up] - t0 - ctx.flow_latency_s(src, dst);
+  if (room_s <= 0) return 0;
+  return std::floor(std::min(inst.send_bytes[up], room_s * ctx.flow_rate_Bps(src, dst) * (1 - 1e-9)));
+}
+
+}  // namespace
+
+RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std::size_t count,
+                   const StepSeconds& step_seconds) {
+  const int n = static_cast<int>(entry_s.size());
+  RingPlan plan;
+  plan.finish_s = entry_s;
+  plan.link_end_s = entry_s;
+  plan.send_bytes.assign(entry_s.size(), 0.0);
+  if (n < 2) return plan;
+  std::vector<bool> phases;  // true = reduce-scatter phase
+  if (kind != CollectiveKind::allgather) phases.push_back(true);
+  if (kind != CollectiveKind::reduce_scatter) phases.push_back(false);
+  std::vector<double> chunk_bytes(static_cast<std::size_t>(n));
+  for (int q = 0; q < n; ++q)
+    chunk_bytes[static_cast<std::size_t>(q)] = static_cast<double>(chunk_range(count, n, q).count);
+  std::vector<double>& s = plan.finish_s;
+  std::vector<double>& e = plan.link_end_s;
+  for (bool rs : phases) {
+    for (int j = 0; j < n - 1; ++j) {
+      for (int p = 0; p < n; ++p) {
+        const double b = chunk_bytes[static_cast<std::size_t>(chunk_sent(rs, p, j, n))];
+        const auto up = static_cast<std::size_t>(p);
+        e[up] = std::max(s[up], s[static_cast<std::size_t>(mod(p + 1, n))]) + step_seconds(p, b);
+        plan.send_bytes[up] += b;
+      }
+      for (int p = 0; p < n; ++p)
+        s[static_cast<std::size_t>(p)] = std::max(e[static_cast<std::size_t>(p)],
+                                                  e[static_cast<std::size_t>(mod(p - 1, n))]);
+    }
+  }
+  return plan;
+}
+
+double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, int instance) {
+  const Group& g = ctx.program().group(op.group);
+  const int n = static_cast<int>(g.ranks.size());
+  if (n < 2) return 0;
+  const int p = ctx.position(op.group, rank);
+  auto device = [&](int position) { return ctx.device_of_rank(g.ranks[static_cast<std::size_t>(mod(position, n))]); };
+  CollectiveInstance& inst = ctx.collectives().instance(instance);
+  auto semaphore = sg4::Semaphore::create(0);  // checked and stored without yielding in between
+  if (!inst.all_entered) inst.all_entered = semaphore;
+  if (inst.entered < n) {
+    inst.all_entered->acquire();
+  } else {
+    const auto count = static_cast<std::size_t>(std::llround(op.bytes));
+    RingPlan plan = plan_ring(op.kind, inst.entry_s, count, [&](int q, double bytes) {
+      return ctx.step_seconds(device(q), device(q + 1), bytes);
+    });
+    inst.finish_s = std::move(plan.finish_s);
+    inst.link_end_s = std::move(plan.link_end_s);
+    inst.send_bytes = std::move(plan.send_bytes);
+    for (int i = 1; i < n; ++i) inst.all_entered->release();
+  }
+  const double t0 = sg4::Engine::get_clock();
+  const auto up = static_cast<std::size_t>(p);
+  const auto prev = static_cast<std::size_t>(mod(p - 1, n));
+  std::vector<sg4::CommPtr> comms;
+  void* sink = nullptr;
+  if (flow_bytes(ctx, inst, mod(p - 1, n), n, device(p - 1), device(p), t0) > 0)
+    comms.push_back(ctx.collective_mailbox(g.ranks[prev], rank, op.group)->get_async<void>(&sink));
+  const double bytes = inst.send_bytes[up];
+  ctx.routes().count_bytes(device(p), device(p + 1), bytes);
+  const double load = flow_bytes(ctx, inst, p, n, device(p), device(p + 1), t0);
+  if (load > 0) {
+    const int next = g.ranks[static_cast<std::size_t>(mod(p + 1, n))];
+    auto comm = ctx.collective_mailbox(rank, next, op.group)
+                    ->put_init(&kNoPayload, static_cast<std::uint64_t>(load));
+    comm->set_rate(load / (inst.link_end_s[up] - t0 - ctx.flow_latency_s(device(p), device(p + 1))));
+    comm->start();
+    comms.push_back(comm);
+  }
+  sg4::Comm::wait_all(comms);
+  if (sg4::Engine::get_clock() < inst.finish_s[up]) sg4::this_actor::sleep_until(inst.finish_s[up]);
+  return bytes;
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,22 @@
+#include "sim/engine/collective_registry.hpp"
+
+#include <algorithm>
+
+namespace geotrain::engine {
+
+int CollectiveRegistry::enter(int group, long sequence, int position, int size, double now_s) {
+  auto [it, fresh] = index_.try_emplace({group, sequence}, static_cast<int>(instances_.size()));
+  if (fresh) {
+    CollectiveInstance c;
+    c.group = group;
+    c.entry_s.assign(static_cast<std::size_t>(size), -1.0);
+    instances_.push_back(std::move(c));
+  }
+  CollectiveInstance& c = instances_[static_cast<std::size_t>(it->second)];
+  c.entry_s[static_cast<std::size_t>(position)] = now_s;
+  ++c.entered;
+  c.last_entry_s = std::max(c.last_entry_s, now_s);
+  return it->second;
+}
+
+}  // namespace geotrain::engine

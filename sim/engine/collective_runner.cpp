@@ -1,0 +1,88 @@
+#include "sim/engine/collective_runner.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "sim/common/error.hpp"
+#include "sim/engine/aggregated_ring.hpp"
+#include "sim/engine/schedule_replay.hpp"
+#include "sim/program/collective_schedule.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+CollectiveAlgorithm modelled_algorithm(CollectiveAlgorithm a) {
+  return a == CollectiveAlgorithm::library ? CollectiveAlgorithm::ring : a;
+}
+
+bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings) {
+  const bool ring_kind = op.kind == CollectiveKind::allreduce ||
+                         op.kind == CollectiveKind::reduce_scatter ||
+                         op.kind == CollectiveKind::allgather;
+  return ring_kind && modelled_algorithm(op.algorithm) == CollectiveAlgorithm::ring &&
+         group_size > settings.aggregate_collectives_above;
+}
+
+namespace {
+
+int root_position(const Group& g, int root_rank) {
+  for (std::size_t i = 0; i < g.ranks.size(); ++i)
+    if (g.ranks[i] == root_rank) return static_cast<int>(i);
+  return -1;
+}
+
+std::size_t element_count(double bytes) { return static_cast<std::size_t>(std::llround(bytes)); }
+
+}  // namespace
+
+void check_collectives(const Program& program) {
+  std::vector<std::string> problems;
+  std::set<std::tuple<int, int, std::size_t>> seen;  // (kind, algorithm, size): one check each
+  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+    for (std::size_t i = 0; i < program.ranks[r].size(); ++i) {
+      const auto* c = program.ranks[r][i].as<CollectiveOp>();
+      if (c == nullptr) continue;
+      const Group& g = program.group(c->group);
+      const int root = root_position(g, c->root);
+      if (root < 0) {
+        problems.push_back(fmt::format("rank {} op {} '{}': root rank {} is not in group '{}'", r,
+                                       i, program.ranks[r][i].label, c->root, g.name));
+        continue;
+      }
+      const auto algorithm = modelled_algorithm(c->algorithm);
+      if (!seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), g.ranks.size()).second)
+        continue;
+      try {
+        collective_schedule(c->kind, algorithm, static_cast<int>(g.ranks.size()), 0, root, 1);
+      } catch (const InputError& e) {
+        for (const auto& line : e.problems())
+          problems.push_back(fmt::format("rank {} op {} '{}': {}", r, i, program.ranks[r][i].label, line));
+      }
+    }
+  }
+  if (!problems.empty()) throw InputError(problems);
+}
+
+void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord& record) {
+  const Group& g = ctx.program().group(op.group);
+  const int n = static_cast<int>(g.ranks.size());
+  const int position = ctx.position(op.group, rank);
+  const double now = sg4::Engine::get_clock();
+  const int instance = ctx.collectives().enter(op.group, ctx.next_collective(rank, op.group),
+                                               position, n, now);
+  record.collective_instance = instance;
+  if (uses_aggregated_ring(op, n, ctx.settings())) {
+    record.bytes_sent = run_aggregated_ring(ctx, rank, op, instance);
+    return;
+  }
+  const auto steps = collective_schedule(op.kind, modelled_algorithm(op.algorithm), n, position,
+                                         root_position(g, op.root), element_count(op.bytes));
+  record.bytes_sent = replay_schedule(ctx, rank, g, steps);
+}
+
+}  // namespace geotrain::engine

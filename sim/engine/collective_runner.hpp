@@ -1,0 +1,21 @@
+#pragma once
+// Runs one Collective op for one rank (inside the rank's lane for that group). Picks the form:
+//  - ring all-reduce / reduce-scatter / all-gather over more than
+//    simulation.aggregate_collectives_above members: the aggregated ring (aggregated_ring.hpp);
+//  - everything else: the point-to-point steps of sim/program/collective_schedule.hpp replayed
+//    message by message (schedule_replay.hpp), the same steps the emulator's worker runs.
+// `library` is modelled as ring (Gloo's default all-reduce over TCP is a ring).
+#include "sim/engine/sim_context.hpp"
+
+namespace geotrain::engine {
+
+CollectiveAlgorithm modelled_algorithm(CollectiveAlgorithm a);
+bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings);
+
+// Checks, before the simulation starts, that every collective of the program has a schedule
+// (throws InputError naming the rank, op and what is unsupported).
+void check_collectives(const Program& program);
+
+void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord& record);
+
+}  // namespace geotrain::engine

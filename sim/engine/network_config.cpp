@@ -1,0 +1,60 @@
+#include "sim/engine/network_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace geotrain::engine {
+
+std::vector<std::string> simgrid_arguments(NetworkModel model, double tcp_buffer_bytes,
+                                           bool many_actors) {
+  std::vector<std::string> args{"geotrain-simulate", "--log=root.thres:warning",
+                                "--log=root.fmt:%m%n"};
+  if (model == NetworkModel::flow) {
+    args.emplace_back("--cfg=network/model:CM02");
+    args.emplace_back("--cfg=network/TCP-gamma:0");
+    args.emplace_back("--cfg=network/crosstraffic:0");
+  } else {
+    args.emplace_back("--cfg=network/model:LV08");
+    args.emplace_back(fmt::format("--cfg=network/TCP-gamma:{}", tcp_buffer_bytes));
+  }
+  // Actor code here is shallow (no recursion): small stacks keep 10,000+ actors cheap, and
+  // without guard pages the kernel's memory-map limit is not hit beyond ~32k actors.
+  args.emplace_back("--cfg=contexts/stack-size:256");
+  if (many_actors) args.emplace_back("--cfg=contexts/guard-size:0");
+  return args;
+}
+
+const char* network_model_name(NetworkModel model) {
+  return model == NetworkModel::flow ? "flow" : "tcp";
+}
+
+}  // namespace geotrain::engine
+
+namespace geotrain::engine {
+
+namespace {
+// SimGrid's LV08 calibration (Velho & Legrand): the defaults of network/latency-factor and
+// network/bandwidth-factor when network/model is LV08.
+constexpr double kLv08LatencyFactor = 13.01;
+constexpr double kLv08BandwidthFactor = 0.97;
+}  // namespace
+
+double TransferModel::latency_s(double route_latency_s) const {
+  return model == NetworkModel::flow ? route_latency_s : kLv08LatencyFactor * route_latency_s;
+}
+
+double TransferModel::rate_Bps(double route_latency_s, double route_bandwidth_Bps) const {
+  if (model == NetworkModel::flow) return route_bandwidth_Bps;
+  double rate = route_bandwidth_Bps;
+  if (tcp_gamma_bytes > 0 && route_latency_s > 0)
+    rate = std::min(rate, tcp_gamma_bytes / (2 * route_latency_s));
+  return kLv08BandwidthFactor * rate;  // SimGrid scales the window bound by the factor too
+}
+
+double TransferModel::seconds(double route_latency_s, double route_bandwidth_Bps,
+                              double bytes) const {
+  return latency_s(route_latency_s) + bytes / rate_Bps(route_latency_s, route_bandwidth_Bps);
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,20 @@
+#include "sim/engine/platform.hpp"
+
+namespace geotrain::engine {
+
+const char* to_string(PlatformKind k) { return k == PlatformKind::pairs ? "pairs" : "regions"; }
+
+PlatformKind choose_platform(const Topology& network, const PlatformOptions& options) {
+  // A matrix has no region structure to exploit: its N x N figures are the platform.
+  if (!network.is_regional()) return PlatformKind::pairs;
+  return network.device_count() <= options.pair_links_max_devices ? PlatformKind::pairs
+                                                                   : PlatformKind::regions;
+}
+
+Platform build_platform(const Topology& network, const PlatformOptions& options) {
+  return choose_platform(network, options) == PlatformKind::pairs
+             ? build_pair_platform(network)
+             : build_region_platform(network);
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,123 @@
+#include "sim/engine/rank_actor.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+
+#include "sim/engine/collective_runner.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+double now() { return sg4::Engine::get_clock(); }
+}  // namespace
+
+std::size_t RankActor::slot(int iteration, int index) const {
+  return static_cast<std::size_t>(iteration) * ctx_.recorder().ops(rank_) +
+         static_cast<std::size_t>(index);
+}
+
+void RankActor::operator()() {
+  prepost_receives();
+  const auto& ops = ctx_.program().ranks[static_cast<std::size_t>(rank_)];
+  for (int it = 0; it < ctx_.settings().iterations; ++it) {
+    for (std::size_t i = 0; i < ops.size(); ++i) run_op(it, static_cast<int>(i));
+    std::vector<int> all(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) all[i] = static_cast<int>(i);
+    wait_ops(it, all);  // an iteration ends with nothing in flight
+  }
+  ctx_.finished()[static_cast<std::size_t>(rank_)] = true;
+}
+
+void RankActor::prepost_receives() {
+  const auto& ops = ctx_.program().ranks[static_cast<std::size_t>(rank_)];
+  const std::size_t slots = ops.size() * static_cast<std::size_t>(ctx_.settings().iterations);
+  recvs_.assign(slots, nullptr);
+  payloads_.assign(slots, nullptr);
+  pending_.assign(slots, nullptr);
+  // In program order, so that FIFO matching on each (src, dst, tag) mailbox pairs the k-th send
+  // with the k-th receive.
+  for (int it = 0; it < ctx_.settings().iterations; ++it)
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (const auto* r = ops[i].as<RecvOp>()) {
+        const std::size_t s = slot(it, static_cast<int>(i));
+        recvs_[s] = ctx_.p2p_mailbox(r->peer, rank_, r->tag)->get_async<void>(&payloads_[s]);
+      }
+}
+
+void RankActor::run_op(int iteration, int index) {
+  const Op& op = ctx_.program().ranks[static_cast<std::size_t>(rank_)][static_cast<std::size_t>(index)];
+  OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
+  rec.start_s = now();
+  if (const auto* c = op.as<ComputeOp>()) {
+    sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_));
+    rec.end_s = now();
+  } else if (const auto* s = op.as<SendOp>()) {
+    send(iteration, index, *s, op.nonblocking);
+  } else if (op.as<RecvOp>() != nullptr) {
+    rec.idle_from_s = rec.start_s;
+    if (!op.nonblocking) wait_recv(iteration, index);
+  } else if (const auto* col = op.as<CollectiveOp>()) {
+    collective(iteration, index, *col, op.nonblocking);
+  } else if (const auto* w = op.as<WaitOp>()) {
+    wait_ops(iteration, w->ops);
+    rec.end_s = now();
+  }
+  // DynamicOp never gets here: simulate() rejects programs that contain one.
+}
+
+void RankActor::send(int iteration, int index, const SendOp& op, bool nonblocking) {
+  OpRecord* rec = &ctx_.recorder().at(rank_, iteration, index);
+  sg4::Mailbox* mailbox = ctx_.p2p_mailbox(rank_, op.peer, op.tag);
+  const auto bytes = static_cast<std::uint64_t>(std::llround(op.bytes));
+  SimContext* ctx = &ctx_;
+  const int src = ctx_.device_of_rank(rank_);
+  const int dst = ctx_.device_of_rank(op.peer);
+  auto done = ctx_.send_lane(rank_, op.peer).submit([=] {
+    rec->transfer_start_s = now();
+    rec->bytes_sent = static_cast<double>(bytes);
+    ctx->routes().count_bytes(src, dst, static_cast<double>(bytes));
+    mailbox->put(rec, bytes);  // the receiver learns when the data started to move
+    rec->end_s = now();
+  });
+  if (nonblocking) pending_[slot(iteration, index)] = done;
+  else done->wait();
+}
+
+void RankActor::collective(int iteration, int index, const CollectiveOp& op, bool nonblocking) {
+  OpRecord* rec = &ctx_.recorder().at(rank_, iteration, index);
+  SimContext* ctx = &ctx_;
+  const int rank = rank_;
+  auto done = ctx_.group_lane(rank_, op.group).submit([=] {
+    run_collective(*ctx, rank, op, *rec);
+    rec->end_s = now();
+  });
+  if (nonblocking) pending_[slot(iteration, index)] = done;
+  else done->wait();
+}
+
+void RankActor::wait_recv(int iteration, int index) {
+  const std::size_t s = slot(iteration, index);
+  if (!recvs_[s]) return;
+  recvs_[s]->wait();
+  OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
+  rec.end_s = recvs_[s]->get_finish_time();
+  if (const auto* sender = static_cast<const OpRecord*>(payloads_[s]))
+    rec.idle_to_s = sender->transfer_start_s;
+  recvs_[s] = nullptr;
+}
+
+void RankActor::wait_ops(int iteration, const std::vector<int>& indices) {
+  for (int i : indices) {
+    const std::size_t s = slot(iteration, i);
+    if (recvs_[s]) wait_recv(iteration, i);
+    if (pending_[s]) {
+      pending_[s]->wait();
+      pending_[s] = nullptr;
+    }
+  }
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,41 @@
+#pragma once
+// One SimGrid actor per Program rank, interpreting its ops in order for every iteration:
+//  Compute    -> sleep for ComputeModel::seconds (compute never shares a device here)
+//  Send       -> queued on the rank's FIFO lane to that peer (blocking: waits for delivery)
+//  Recv       -> every receive is pre-posted when the rank starts, so a sender never waits for
+//                its receiver to reach the op (pipelines overlap as with pre-posted NCCL/Gloo
+//                receives); the op waits for the data
+//  Collective -> queued on the rank's lane for that group (collective_runner.hpp)
+//  Wait       -> blocks until the named nonblocking ops are done
+// Nonblocking ops left unwaited are waited at the end of each iteration.
+#include <memory>
+#include <vector>
+
+#include <simgrid/s4u/Comm.hpp>
+
+#include "sim/engine/sim_context.hpp"
+
+namespace geotrain::engine {
+
+class RankActor {
+ public:
+  RankActor(SimContext& ctx, int rank) : ctx_(ctx), rank_(rank) {}
+  void operator()();
+
+ private:
+  void prepost_receives();
+  void run_op(int iteration, int index);
+  void send(int iteration, int index, const SendOp& op, bool nonblocking);
+  void collective(int iteration, int index, const CollectiveOp& op, bool nonblocking);
+  void wait_recv(int iteration, int index);
+  void wait_ops(int iteration, const std::vector<int>& indices);
+  std::size_t slot(int iteration, int index) const;
+
+  SimContext& ctx_;
+  int rank_;
+  std::vector<simgrid::s4u::CommPtr> recvs_;  // by slot, pre-posted
+  std::vector<void*> payloads_;               // by slot: the sender's OpRecord
+  std::vector<std::shared_ptr<Completion>> pending_;  // by slot: queued sends/collectives
+};
+
+}  // namespace geotrain::engine

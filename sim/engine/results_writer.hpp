@@ -1,0 +1,30 @@
+#pragma once
+// The files of one simulated run (columns and fields: README.md, "Result files"):
+//   summary.json   headline figures, per-rank split, bytes per link and per collective
+//   ops.csv        one row per (rank, iteration, op)
+//   trace.json     Chrome/Perfetto timeline (trace_writer.hpp)
+//   manifest.json  git sha, seed, executor, host, build, SimGrid version, overrides
+//   scenario.yaml  the scenario file as given (overrides are listed in the manifest)
+// summary.json, ops.csv and trace.json depend only on scenario + seed: byte-identical across runs.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/engine/simulation.hpp"
+
+namespace geotrain::engine {
+
+struct RunInfo {
+  std::vector<std::string> overrides;  // --set key=value as given
+  bool write_trace = true;
+};
+
+nlohmann::ordered_json summary_json(const Program& program, const SimulationResult& result);
+void write_ops_csv(const Program& program, const SimulationResult& result, std::ostream& out);
+nlohmann::ordered_json manifest_json(const Scenario& scenario, const SimulationResult& result,
+                                     const RunInfo& info);
+
+void write_results(const std::string& dir, const Scenario& scenario, const Program& program,
+                   const SimulationResult& result, const RunInfo& info);
+
+}  // namespace geotrain::engine

@@ -1,0 +1,39 @@
+#include "sim/engine/schedule_replay.hpp"
+
+#include <simgrid/s4u.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+// SimGrid refuses null payloads; collective messages carry no data of their own.
+int kNoPayload = 0;
+}  // namespace
+
+double replay_schedule(SimContext& ctx, int rank, const Group& group,
+                       const std::vector<CollectiveStep>& steps) {
+  double sent = 0;
+  const int device = ctx.device_of_rank(rank);
+  std::vector<sg4::CommPtr> comms;
+  std::vector<void*> sinks;
+  for (const auto& step : steps) {
+    comms.clear();
+    sinks.assign(step.recvs.size(), nullptr);
+    for (std::size_t i = 0; i < step.recvs.size(); ++i) {
+      const int src = group.ranks[static_cast<std::size_t>(step.recvs[i].peer)];
+      comms.push_back(ctx.collective_mailbox(src, rank, group.id)->get_async<void>(&sinks[i]));
+    }
+    for (const auto& t : step.sends) {
+      const int dst = group.ranks[static_cast<std::size_t>(t.peer)];
+      comms.push_back(ctx.collective_mailbox(rank, dst, group.id)->put_async(&kNoPayload, t.count));
+      const auto bytes = static_cast<double>(t.count);
+      ctx.routes().count_bytes(device, ctx.device_of_rank(dst), bytes);
+      sent += bytes;
+    }
+    sg4::Comm::wait_all(comms);
+  }
+  return sent;
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,105 @@
+#include "sim/engine/sim_context.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+
+#include "sim/common/error.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+enum Kind { kP2p = 0, kCollective = 1, kSendLane = 2, kGroupLane = 3 };
+
+std::vector<std::size_t> ops_per_rank(const Program& p) {
+  std::vector<std::size_t> n;
+  for (const auto& ops : p.ranks) n.push_back(ops.size());
+  return n;
+}
+}  // namespace
+
+SimContext::SimContext(const Program& program, const EngineSettings& settings,
+                       ComputeSeconds compute, Platform platform)
+    : program_(program),
+      settings_(settings),
+      compute_(std::move(compute)),
+      platform_(std::move(platform)),
+      recorder_(ops_per_rank(program), settings.iterations),
+      routes_(platform_.host_of_device),
+      finished_(static_cast<std::size_t>(program.world_size), false) {}
+
+double SimContext::compute_seconds(const ComputeOp& op, int rank) const {
+  return compute_(op, device_of_rank(rank));
+}
+
+sg4::Host* SimContext::host_of_rank(int rank) const {
+  return platform_.host_of_device.at(static_cast<std::size_t>(device_of_rank(rank)));
+}
+
+int SimContext::position(GroupId group, int rank) {
+  auto& map = positions_[group];
+  if (map.empty()) {
+    const auto& ranks = program_.group(group).ranks;
+    for (std::size_t i = 0; i < ranks.size(); ++i) map.emplace(ranks[i], static_cast<int>(i));
+  }
+  auto it = map.find(rank);
+  if (it == map.end())
+    throw Error(fmt::format("rank {} runs a collective on group {} ('{}') it is not a member of",
+                            rank, group, program_.group(group).name));
+  return it->second;
+}
+
+// Mailbox::by_name and Actor::create are simcalls: the calling actor yields and others run. So
+// nothing is put in the caches until the object exists (a placeholder would be seen as null).
+sg4::Mailbox* SimContext::mailbox(int kind, int src, int dst, int key) {
+  const std::tuple<int, int, int, int> k{kind, src, dst, key};
+  if (auto it = mailboxes_.find(k); it != mailboxes_.end()) return it->second;
+  auto* m = sg4::Mailbox::by_name(kind == kP2p ? fmt::format("p2p {}>{} tag {}", src, dst, key)
+                                               : fmt::format("coll {}>{} group {}", src, dst, key));
+  return mailboxes_.try_emplace(k, m).first->second;
+}
+
+sg4::Mailbox* SimContext::p2p_mailbox(int src, int dst, int tag) { return mailbox(kP2p, src, dst, tag); }
+
+sg4::Mailbox* SimContext::collective_mailbox(int src, int dst, GroupId group) {
+  return mailbox(kCollective, src, dst, group);
+}
+
+Lane& SimContext::lane(int kind, int rank, int key) {
+  const std::tuple<int, int, int> k{kind, rank, key};
+  if (auto it = lanes_.find(k); it != lanes_.end()) return *it->second;
+  auto lane = Lane::start(host_of_rank(rank), kind == kSendLane
+                                                  ? fmt::format("rank {} sends to {}", rank, key)
+                                                  : fmt::format("rank {} group {}", rank, key));
+  return *lanes_.try_emplace(k, std::move(lane)).first->second;
+}
+
+Lane& SimContext::send_lane(int rank, int dst) { return lane(kSendLane, rank, dst); }
+Lane& SimContext::group_lane(int rank, GroupId group) { return lane(kGroupLane, rank, group); }
+
+long SimContext::next_collective(int rank, GroupId group) { return sequence_[{rank, group}]++; }
+
+}  // namespace geotrain::engine
+
+namespace geotrain::engine {
+
+double SimContext::flow_latency_s(int src_device, int dst_device) {
+  return transfer_model().latency_s(routes_.route(src_device, dst_device).latency_s);
+}
+
+double SimContext::step_seconds(int src_device, int dst_device, double bytes) {
+  const RouteInfo& r = routes_.route(src_device, dst_device);
+  return transfer_model().seconds(r.latency_s, r.bandwidth_Bps, bytes);
+}
+
+double SimContext::flow_rate_Bps(int src_device, int dst_device) {
+  const RouteInfo& r = routes_.route(src_device, dst_device);
+  return transfer_model().rate_Bps(r.latency_s, r.bandwidth_Bps);
+}
+
+TransferModel SimContext::transfer_model() const {
+  return {settings_.network_model, settings_.tcp_buffer_bytes};
+}
+
+}  // namespace geotrain::engine

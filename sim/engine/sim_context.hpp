@@ -1,0 +1,93 @@
+#pragma once
+// State shared by every actor of one simulation (SimGrid runs actors in one thread, one at a
+// time, so plain data is safe here).
+#include <functional>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/engine/collective_registry.hpp"
+#include "sim/engine/lane.hpp"
+#include "sim/engine/network_config.hpp"
+#include "sim/engine/op_recorder.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/route_table.hpp"
+#include "sim/program/program.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace simgrid::s4u {
+class Mailbox;
+}
+
+namespace geotrain::engine {
+
+// Seconds a compute op takes on a device (ComputeModel::seconds in production, a formula in tests).
+using ComputeSeconds = std::function<double(const ComputeOp&, int device)>;
+
+struct EngineSettings {
+  int iterations = 1;
+  NetworkModel network_model = NetworkModel::flow;
+  double tcp_buffer_bytes = 64.0 * 1024 * 1024;
+  // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
+  int aggregate_collectives_above = 64;
+};
+
+class SimContext {
+ public:
+  SimContext(const Program& program, const EngineSettings& settings, ComputeSeconds compute,
+             Platform platform);
+
+  const Program& program() const { return program_; }
+  const EngineSettings& settings() const { return settings_; }
+  double compute_seconds(const ComputeOp& op, int rank) const;
+
+  simgrid::s4u::Host* host_of_rank(int rank) const;
+  int device_of_rank(int rank) const { return program_.device_of_rank[static_cast<std::size_t>(rank)]; }
+  // Position of `rank` in `group` (its index in Group::ranks).
+  int position(GroupId group, int rank);
+
+  // Point-to-point messages of the Program match by (src, dst, tag); collective messages by
+  // (src, dst, group) in FIFO order (members run a group's collectives in the same order).
+  simgrid::s4u::Mailbox* p2p_mailbox(int src, int dst, int tag);
+  simgrid::s4u::Mailbox* collective_mailbox(int src, int dst, GroupId group);
+
+  // The FIFO lane of sends rank -> dst, and of collectives of rank on group (created on first use).
+  Lane& send_lane(int rank, int dst);
+  Lane& group_lane(int rank, GroupId group);
+  // Sequence number of rank's next collective on group.
+  long next_collective(int rank, GroupId group);
+
+  // A transfer alone on the route src -> dst under the scenario's network model: its latency
+  // and its duration (network_config.hpp's closed forms of CM02 / LV08).
+  double flow_latency_s(int src_device, int dst_device);
+  double step_seconds(int src_device, int dst_device, double bytes);
+  double flow_rate_Bps(int src_device, int dst_device);
+
+  OpRecorder& recorder() { return recorder_; }
+  CollectiveRegistry& collectives() { return collectives_; }
+  RouteTable& routes() { return routes_; }
+  const Platform& platform() const { return platform_; }
+  std::vector<bool>& finished() { return finished_; }
+
+ private:
+  TransferModel transfer_model() const;
+  simgrid::s4u::Mailbox* mailbox(int kind, int src, int dst, int key);
+  Lane& lane(int kind, int rank, int key);
+
+  const Program& program_;
+  EngineSettings settings_;
+  ComputeSeconds compute_;
+  Platform platform_;
+  OpRecorder recorder_;
+  CollectiveRegistry collectives_;
+  RouteTable routes_;
+  std::map<std::tuple<int, int, int, int>, simgrid::s4u::Mailbox*> mailboxes_;
+  std::map<std::tuple<int, int, int>, std::shared_ptr<Lane>> lanes_;
+  std::map<std::pair<int, int>, long> sequence_;
+  std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
+  std::vector<bool> finished_;
+};
+
+}  // namespace geotrain::engine

@@ -1,0 +1,15 @@
+// simulate() with compute times from the scenario's ComputeModel (kept apart so tests with their
+// own compute formulas do not need the device model).
+#include "sim/engine/simulation.hpp"
+#include "sim/workload/compute_model.hpp"
+
+namespace geotrain::engine {
+
+SimulationResult simulate(const Scenario& scenario, const Program& program,
+                          const SimulationOptions& options) {
+  const ComputeModel model(scenario);
+  return simulate(scenario, program, options,
+                  [&model](const ComputeOp& op, int device) { return model.seconds(op, device); });
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,110 @@
+#include "sim/engine/simulation.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+
+#include <chrono>
+#include <set>
+
+#include "sim/common/error.hpp"
+#include "sim/common/log.hpp"
+#include "sim/engine/collective_runner.hpp"
+#include "sim/engine/metrics.hpp"
+#include "sim/engine/network_config.hpp"
+#include "sim/engine/rank_actor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+
+// Beyond this many actors SimGrid's guard pages exhaust the kernel's memory-map limit.
+constexpr int kManyActors = 8000;
+
+void check_devices(const Program& program, const Topology& network) {
+  std::vector<std::string> problems;
+  std::set<int> used;
+  if (static_cast<int>(program.device_of_rank.size()) != program.world_size ||
+      static_cast<int>(program.ranks.size()) != program.world_size)
+    throw Error(fmt::format("program '{}': world_size {} but {} device entries and {} op lists",
+                            program.strategy, program.world_size, program.device_of_rank.size(),
+                            program.ranks.size()));
+  for (int r = 0; r < program.world_size; ++r) {
+    const int d = program.device_of_rank[static_cast<std::size_t>(r)];
+    if (d < 0 || d >= network.device_count())
+      problems.push_back(fmt::format("rank {} runs on device {}, but the network has devices 0 to {}",
+                                     r, d, network.device_count() - 1));
+    else if (!used.insert(d).second)
+      problems.push_back(fmt::format("rank {} shares device {} with another rank (the engine "
+                                     "models one rank per device)", r, d));
+  }
+  if (!problems.empty()) throw InputError(problems);
+}
+
+EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
+  EngineSettings e;
+  e.iterations = o.iterations > 0 ? o.iterations : s.simulation.iterations;
+  e.network_model = o.network_model.value_or(s.simulation.network_model);
+  e.tcp_buffer_bytes = s.tcp_buffer_bytes;
+  e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
+  return e;
+}
+
+}  // namespace
+
+void reject_dynamic_ops(const Program& program) {
+  std::vector<std::string> problems;
+  for (std::size_t r = 0; r < program.ranks.size(); ++r)
+    for (std::size_t i = 0; i < program.ranks[r].size(); ++i)
+      if (const auto* d = program.ranks[r][i].as<DynamicOp>())
+        problems.push_back(fmt::format(
+            "strategy '{}': rank {} op {} '{}' is a dynamic {} op, which the SimGrid engine does "
+            "not run yet (its peers are chosen at run time)",
+            program.strategy, r, i, program.ranks[r][i].label, to_string(d->rule)));
+  if (!problems.empty()) throw InputError(problems);
+}
+
+SimulationResult simulate(const Scenario& scenario, const Program& program,
+                          const SimulationOptions& options, const ComputeSeconds& compute) {
+  reject_dynamic_ops(program);
+  check_collectives(program);
+  const Topology network = scenario.effective_network();
+  check_devices(program, network);
+  const EngineSettings settings = settings_for(scenario, options);
+
+  auto args = simgrid_arguments(settings.network_model, settings.tcp_buffer_bytes,
+                                3 * program.world_size > kManyActors);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  const auto wall0 = std::chrono::steady_clock::now();
+  sg4::Engine engine(&argc, argv.data());
+  SimContext ctx(program, settings, compute, build_platform(network, options.platform));
+  for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);
+  for (int r = 0; r < program.world_size; ++r)
+    sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));
+  std::string kernel_error;
+  try {
+    engine.run();
+  } catch (const std::exception& e) {
+    kernel_error = e.what();  // SimGrid throws when every remaining actor waits forever
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  std::vector<int> stuck;
+  for (int r = 0; r < program.world_size; ++r)
+    if (!ctx.finished()[static_cast<std::size_t>(r)]) stuck.push_back(r);
+  if (!stuck.empty())
+    throw Error(fmt::format("simulation of '{}' deadlocked at t = {} s: {} rank(s) never finished "
+                            "(first: rank {}); check that every Send has its Recv and every "
+                            "group member enters the same collectives",
+                            program.strategy, sg4::Engine::get_clock(), stuck.size(), stuck[0]));
+  if (!kernel_error.empty()) throw Error("SimGrid: " + kernel_error);
+  SimulationResult result = summarize(ctx, scenario);
+  result.simulation_wall_s = wall_s;
+  return result;
+}
+
+}  // namespace geotrain::engine

@@ -1,0 +1,100 @@
+// Engine behaviour beyond closed forms: the TCP model, determinism, refusals and deadlocks.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim_child.hpp"
+#include "test_programs.hpp"
+
+using namespace geotrain;
+using namespace geotrain::test;
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Program one_transfer(double bytes) {
+  Program p = empty_program(2);
+  p.ranks[0].push_back(send(1, bytes, 0));
+  p.ranks[1].push_back(recv(0, bytes, 0));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("tcp model: a window-bound flow on a 150 ms link is several times slower", "[sim][tcp]") {
+  Scenario s = uniform_scenario(2, 0.150, 1.25e8);
+  s.tcp_buffer_bytes = 4.0 * 1024 * 1024;
+  const double bytes = 200e6;
+  engine::SimulationOptions tcp;
+  tcp.network_model = NetworkModel::tcp;
+  const auto flow_run = simulate_in_child(s, one_transfer(bytes), {}, tflop_seconds());
+  const auto tcp_run = simulate_in_child(s, one_transfer(bytes), tcp, tflop_seconds());
+  REQUIRE(flow_run.ok);
+  REQUIRE(tcp_run.ok);
+  CHECK(flow_run.summary["network_model"] == "flow");
+  CHECK(tcp_run.summary["network_model"] == "tcp");
+  CHECK(tcp_run.makespan() > 3 * flow_run.makespan());
+  // LV08's closed form (network_config.hpp) is what the aggregated ring uses under tcp.
+  engine::TransferModel m{NetworkModel::tcp, s.tcp_buffer_bytes};
+  CHECK(tcp_run.makespan() == Approx(m.seconds(0.150, 1.25e8, bytes)).epsilon(1e-2));
+}
+
+TEST_CASE("same scenario and seed give byte-identical result files", "[sim][determinism]") {
+  const auto base = std::filesystem::temp_directory_path() / "geotrain-determinism";
+  std::filesystem::remove_all(base);
+  Program p = gpipe_program(3, 4, 0.5, 1.0, 20e6);
+  p.ranks[0].push_back(collective(CollectiveKind::allreduce, 1e6));
+  p.ranks[1].push_back(collective(CollectiveKind::allreduce, 1e6));
+  p.ranks[2].push_back(collective(CollectiveKind::allreduce, 1e6));
+  for (const char* run : {"a", "b"}) {
+    std::filesystem::create_directories(base / run);
+    const auto r = simulate_in_child(uniform_scenario(3, 0.01, 1e8), p, {}, tflop_seconds(), (base / run).string());
+    REQUIRE(r.ok);
+  }
+  for (const char* file : {"summary.json", "ops.csv", "trace.json"}) {
+    INFO(file);
+    const auto a = slurp(base / "a" / file);
+    CHECK(!a.empty());
+    CHECK(a == slurp(base / "b" / file));
+  }
+  std::filesystem::remove_all(base);
+}
+
+TEST_CASE("dynamic ops are refused with the op named", "[sim][errors]") {
+  Program p = empty_program(2);
+  DynamicOp d;
+  d.rule = DynamicRule::gossip;
+  p.ranks[1].push_back({d, false, "gossip round 0"});
+  const auto r = simulate_in_child(uniform_scenario(2, 0.01, 1e8), p, {}, tflop_seconds());
+  REQUIRE_FALSE(r.ok);
+  CHECK(r.input_error);
+  CHECK(r.error == "strategy 'hand-built': rank 1 op 0 'gossip round 0' is a dynamic gossip op, "
+                   "which the SimGrid engine does not run yet (its peers are chosen at run time)\n");
+}
+
+TEST_CASE("a collective without a schedule is refused before the run", "[sim][errors]") {
+  Program p = empty_program(3);
+  for (auto& ops : p.ranks)
+    ops.push_back(collective(CollectiveKind::allreduce, 1e6, CollectiveAlgorithm::halving_doubling));
+  const auto r = simulate_in_child(uniform_scenario(3, 0.01, 1e8), p, {}, tflop_seconds());
+  REQUIRE_FALSE(r.ok);
+  CHECK(r.input_error);
+  CHECK_THAT(r.error, Catch::Contains("rank 0 op 0 'collective'") && Catch::Contains("power-of-2"));
+}
+
+TEST_CASE("a receive nobody sends is reported as a deadlock", "[sim][errors]") {
+  Program p = empty_program(2);
+  p.ranks[1].push_back(recv(0, 1e6, 3));
+  const auto r = simulate_in_child(uniform_scenario(2, 0.01, 1e8), p, {}, tflop_seconds());
+  REQUIRE_FALSE(r.ok);
+  CHECK_FALSE(r.input_error);
+  CHECK_THAT(r.error, Catch::Contains("deadlocked") && Catch::Contains("rank 1"));
+}

@@ -1,0 +1,31 @@
+#pragma once
+// Hand-built scenarios and Programs for the engine's closed-form tests (no strategy builders).
+#include <vector>
+
+#include "sim/program/program.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace geotrain::test {
+
+// n devices, every ordered pair `delay_s` / `bandwidth_Bps` (an explicit matrix).
+Scenario uniform_scenario(int n, double delay_s, double bandwidth_Bps);
+// Explicit matrix scenario; link(i, j) = given per ordered pair.
+Scenario matrix_scenario(int n, const std::vector<double>& delay_s, const std::vector<double>& bandwidth_Bps);
+// One region of n devices (the regions platform applies when forced).
+Scenario one_region_scenario(int n, double delay_s, double bandwidth_Bps);
+
+// A Program of n ranks on devices 0..n-1 with a "world" group 0 and empty op lists.
+Program empty_program(int n);
+
+Op compute(double seconds, ComputeKind kind = ComputeKind::forward, int stage = 0, int micro_batch = 0);
+Op collective(CollectiveKind kind, double bytes, CollectiveAlgorithm a = CollectiveAlgorithm::ring,
+              int root = 0, bool nonblocking = false, GroupId group = 0);
+Op send(int peer, double bytes, int tag, bool nonblocking = false);
+Op recv(int peer, double bytes, int tag, bool nonblocking = false);
+Op wait(std::vector<int> ops);
+
+// GPipe over S stages (rank s = stage s), M micro-batches: forward all, then backward all
+// (reverse order), activations/gradients of `bytes` between stages, nonblocking sends.
+Program gpipe_program(int stages, int micro_batches, double forward_s, double backward_s, double bytes);
+
+}  // namespace geotrain::test
