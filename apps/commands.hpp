@@ -11,6 +11,7 @@ using Action = std::function<int()>;
 
 void add_check_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
+void add_schedule_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
 
 }  // namespace geotrain::cli
