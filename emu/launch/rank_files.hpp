@@ -1,0 +1,31 @@
+#pragma once
+// Reading what each geotrain-worker wrote (emu/worker/measurements.hpp):
+//   ops.csv         rank,op,label,kind,start_s,end_s,bytes,step   (bytes empty: not countable)
+//   iterations.csv  step,time_s,loss,tokens_per_s                 (loss empty: no loss on the rank)
+// Throws InputError naming file and line for rows that do not parse.
+#include <string>
+#include <vector>
+
+namespace geotrain::emu {
+
+struct RankOpRow {
+  int rank = 0, op = 0, step = 0;
+  std::string label, kind;
+  double start_s = 0, end_s = 0;
+  double bytes = -1;  // -1: not countable (library collective)
+};
+
+struct RankIterationRow {
+  int step = 0;
+  double time_s = 0;
+  double loss = 0;  // NaN when the rank does not compute the loss
+  double tokens_per_s = 0;
+};
+
+std::vector<RankOpRow> read_rank_ops(const std::string& path);
+std::vector<RankIterationRow> read_rank_iterations(const std::string& path);
+
+// One CSV line split into fields; "..." quoting with "" for a quote (labels are free text).
+std::vector<std::string> split_csv(const std::string& line);
+
+}  // namespace geotrain::emu

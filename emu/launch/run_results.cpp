@@ -1,0 +1,145 @@
+#include "emu/launch/run_results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "emu/launch/program_bytes.hpp"
+#include "sim/common/error.hpp"
+
+namespace geotrain::emu {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+nlohmann::ordered_json number_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json();
+}
+
+// Bytes rank r counted in each step (-1 when any op of the step was not countable).
+std::vector<double> rank_step_bytes(const std::vector<RankOpRow>& rows, int steps) {
+  std::vector<double> out(static_cast<std::size_t>(steps), 0);
+  for (const auto& row : rows) {
+    if (row.step < 0 || row.step >= steps) continue;
+    auto& b = out[static_cast<std::size_t>(row.step)];
+    b = (b < 0 || row.bytes < 0) ? -1 : b + row.bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
+RankMeasurements read_rank_measurements(const std::string& ranks_dir, int world_size) {
+  RankMeasurements m;
+  for (int r = 0; r < world_size; ++r) {
+    m.ops.push_back(read_rank_ops(fmt::format("{}/{}/ops.csv", ranks_dir, r)));
+    m.iterations.push_back(read_rank_iterations(fmt::format("{}/{}/iterations.csv", ranks_dir, r)));
+  }
+  return m;
+}
+
+std::vector<StepFigures> step_figures(const Program& program, const RankMeasurements& m) {
+  const auto n = static_cast<std::size_t>(program.world_size);
+  if (m.iterations.size() != n || m.ops.size() != n)
+    throw Error(fmt::format("measurements of {} ranks for a Program of {}", m.iterations.size(), n));
+  const std::size_t steps = m.iterations[0].size();
+  for (std::size_t r = 0; r < n; ++r) {
+    if (m.iterations[r].size() != steps)
+      throw Error(fmt::format("rank {} reported {} iterations, rank 0 {}", r, m.iterations[r].size(), steps));
+    if (m.ops[r].size() != steps * program.ranks[r].size())
+      throw Error(fmt::format("rank {} recorded {} ops, expected {} ({} steps x {} ops)", r,
+                              m.ops[r].size(), steps * program.ranks[r].size(), steps, program.ranks[r].size()));
+  }
+  std::vector<StepFigures> out(steps);
+  std::vector<std::vector<double>> bytes;
+  for (std::size_t r = 0; r < n; ++r) bytes.push_back(rank_step_bytes(m.ops[r], static_cast<int>(steps)));
+  for (std::size_t s = 0; s < steps; ++s) {
+    auto& f = out[s];
+    f.step = static_cast<int>(s);
+    double loss_sum = 0, bytes_sum = 0;
+    int losses = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const auto& it = m.iterations[r][s];
+      f.time_s = std::max(f.time_s, it.time_s);
+      if (!std::isnan(it.loss)) loss_sum += it.loss, ++losses;
+      bytes_sum = (bytes_sum < 0 || bytes[r][s] < 0) ? -1 : bytes_sum + bytes[r][s];
+    }
+    f.loss = losses ? loss_sum / losses : std::nan("");
+    f.tokens_per_s = f.time_s > 0 ? program.tokens_per_iteration / f.time_s : 0;
+    f.bytes = bytes_sum;
+  }
+  return out;
+}
+
+double median_iteration_time(const std::vector<StepFigures>& steps, int warmup) {
+  std::vector<double> t;
+  for (const auto& s : steps)
+    if (s.step >= warmup) t.push_back(s.time_s);
+  if (t.empty())
+    for (const auto& s : steps) t.push_back(s.time_s);
+  return median(t);
+}
+
+nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
+                                        const RankMeasurements& m, const std::vector<StepFigures>& steps,
+                                        const SummaryInputs& in) {
+  nlohmann::ordered_json j;
+  const double t = median_iteration_time(steps, in.warmup);
+  j["format"] = "geotrain-emu-summary";
+  j["version"] = 1;
+  j["scenario"] = scenario.name;
+  j["strategy"] = program.strategy;
+  j["world_size"] = program.world_size;
+  j["iterations"] = steps.size();
+  j["warmup_iterations"] = in.warmup;
+  j["collectives"] = in.collectives;
+  j["iteration_time_s"] = t;
+  j["tokens_per_s"] = t > 0 ? program.tokens_per_iteration / t : 0;
+  j["samples_per_s"] = t > 0 ? program.sequences_per_iteration / t : 0;
+  j["tokens_per_iteration"] = program.tokens_per_iteration;
+  j["sequences_per_iteration"] = program.sequences_per_iteration;
+  j["model_flops_per_iteration"] = program.model_flops_per_iteration;
+  auto& times = j["iteration_times_s"] = nlohmann::ordered_json::array();
+  auto& loss = j["loss"] = nlohmann::ordered_json::array();
+  for (const auto& s : steps) times.push_back(s.time_s), loss.push_back(number_or_null(s.loss));
+  // Bytes: what the workers counted against what the Program says each rank sends.
+  const auto expected = program_bytes_per_rank(program, scenario.model.gradient_dtype);
+  auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
+  bool all_match = true;
+  double expected_total = 0;
+  for (int r = 0; r < program.world_size; ++r) {
+    const auto counted = rank_step_bytes(m.ops[static_cast<std::size_t>(r)], static_cast<int>(steps.size()));
+    const double e = expected[static_cast<std::size_t>(r)];
+    const bool match = e >= 0 && std::all_of(counted.begin(), counted.end(), [&](double c) { return c == e; });
+    all_match = all_match && match;
+    expected_total = (expected_total < 0 || e < 0) ? -1 : expected_total + e;
+    double compute = 0;
+    for (const auto& row : m.ops[static_cast<std::size_t>(r)]) {
+      const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row.op));
+      if (row.step >= in.warmup && op.as<ComputeOp>()) compute += row.end_s - row.start_s;
+    }
+    const auto measured_steps = std::max<std::size_t>(steps.size() - static_cast<std::size_t>(in.warmup), 1);
+    ranks.push_back({{"rank", r},
+                     {"device", program.device_of_rank[static_cast<std::size_t>(r)]},
+                     {"compute_s", compute / static_cast<double>(measured_steps)},
+                     {"program_bytes_per_iteration", number_or_null(e < 0 ? NAN : e)},
+                     {"counted_bytes_per_iteration", counted.empty() || counted[0] < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(counted[0])},
+                     {"bytes_match", match}});
+  }
+  j["bytes"] = {{"program_per_iteration", number_or_null(expected_total < 0 ? NAN : expected_total)},
+                {"counted_per_iteration", steps.empty() || steps[0].bytes < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(steps[0].bytes)},
+                {"match", all_match}};
+  j["wall_s"] = in.wall_s;
+  j["workers_wall_s"] = in.workers_wall_s;
+  return j;
+}
+
+}  // namespace geotrain::emu

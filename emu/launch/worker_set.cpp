@@ -1,0 +1,190 @@
+#include "emu/launch/worker_set.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/common/error.hpp"
+
+namespace geotrain::emu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Runs in the forked child: only async-signal-safe calls until execv.
+[[noreturn]] void exec_worker(const WorkerSpec& s, const std::vector<char*>& argv, pid_t launcher,
+                              const std::string& netns_path) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher died (even kill -9): so does the worker
+  if (::getppid() != launcher) ::_exit(126);
+  ::setpgid(0, 0);  // Ctrl-C reaches the launcher only; it decides how workers stop
+  if (!netns_path.empty()) {
+    const int ns = ::open(netns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0 || ::setns(ns, CLONE_NEWNET) != 0) ::_exit(125);
+    ::close(ns);
+  }
+  const int out = ::open(s.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = ::open(s.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out < 0 || err < 0) ::_exit(124);
+  ::dup2(out, 1);
+  ::dup2(err, 2);
+  ::execv(argv[0], argv.data());
+  ::_exit(127);
+}
+
+char process_state(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(in, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
+}
+
+std::string exit_text(int status) {
+  if (status > 128) return fmt::format("killed by signal {} ({})", status - 128, ::strsignal(status - 128));
+  switch (status) {
+    case 124: return "exit status 124 (cannot open its output files)";
+    case 125: return "exit status 125 (cannot enter its network namespace)";
+    case 127: return "exit status 127 (cannot execute geotrain-worker)";
+    default: return fmt::format("exit status {}", status);
+  }
+}
+
+}  // namespace
+
+std::string last_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last;
+}
+
+WorkerSet::WorkerSet(std::vector<WorkerSpec> specs) : specs_(std::move(specs)) {}
+
+WorkerSet::~WorkerSet() { stop(1.0); }
+
+void WorkerSet::start() {
+  for (const auto& s : specs_) progress_.push_back(std::make_unique<ProgressMap>(s.progress_path, true));
+  const pid_t self = ::getpid();
+  for (const auto& s : specs_) {
+    std::vector<char*> argv;
+    for (const auto& a : s.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string ns_path = s.netns.empty() ? "" : "/run/netns/" + s.netns;
+    const pid_t pid = ::fork();
+    if (pid < 0) throw SystemError("fork geotrain-worker", errno, "");
+    if (pid == 0) exec_worker(s, argv, self, ns_path);
+    pids_.push_back(pid);
+    status_.push_back(-1);
+  }
+}
+
+bool WorkerSet::reap(int rank, bool block) {
+  auto& st = status_[static_cast<std::size_t>(rank)];
+  if (st != -1) return true;
+  int w = 0;
+  const pid_t r = ::waitpid(pids_[static_cast<std::size_t>(rank)], &w, block ? 0 : WNOHANG);
+  if (r <= 0) return false;
+  st = WIFEXITED(w) ? WEXITSTATUS(w) : 128 + WTERMSIG(w);
+  return true;
+}
+
+void WorkerSet::stop(double grace_s) {
+  std::vector<int> live;
+  for (std::size_t r = 0; r < pids_.size(); ++r)
+    if (!reap(static_cast<int>(r), false)) live.push_back(static_cast<int>(r));
+  for (int r : live) {
+    ::kill(pids_[static_cast<std::size_t>(r)], SIGTERM);
+    ::kill(pids_[static_cast<std::size_t>(r)], SIGCONT);  // a stopped worker must run to exit
+  }
+  const auto t0 = Clock::now();
+  while (!live.empty() && seconds_since(t0) < grace_s) {
+    std::erase_if(live, [&](int r) { return reap(r, false); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (int r : live) ::kill(pids_[static_cast<std::size_t>(r)], SIGKILL);
+  for (int r : live) reap(r, true);
+}
+
+std::string WorkerSet::describe_failure(int rank, int status, const SuperviseOptions& o) const {
+  const ProgressBlock b = progress_[static_cast<std::size_t>(rank)]->snapshot();
+  std::string where = "before its first op";
+  if (b.step >= 0 && b.op >= 0)
+    where = fmt::format("in step {} op {} ({})", b.step, b.op, o.op_label ? o.op_label(rank, b.op) : "?");
+  std::string text = fmt::format("rank {} failed {}: {}", rank, where, exit_text(status));
+  const std::string last = last_line_of(specs_[static_cast<std::size_t>(rank)].stderr_path);
+  if (!last.empty()) text += fmt::format(" (stderr: {})", last);
+  return text;
+}
+
+SuperviseResult WorkerSet::supervise(const SuperviseOptions& o) {
+  const auto t0 = Clock::now();
+  const std::size_t n = pids_.size();
+  std::vector<Clock::time_point> last_change(n, t0);
+  std::vector<std::uint64_t> last_ops(n, 0);
+  std::vector<ProgressBlock> blocks(n);
+  SuperviseResult res;
+  auto finish = [&](std::string failure, int rank) {
+    res.failure = std::move(failure);
+    res.failed_rank = rank;
+    stop(1.0);
+    res.exit_status = status_;
+    res.wall_s = seconds_since(t0);
+    return res;
+  };
+  for (;;) {
+    if (o.interrupted && o.interrupted()) return finish("interrupted by a signal: workers stopped", -1);
+    // A failed rank: prefer one killed by a signal (the cause) over peers that lost it.
+    int failed = -1;
+    for (std::size_t r = 0; r < n; ++r) {
+      reap(static_cast<int>(r), false);
+      const int st = status_[r];
+      if (st > 0 && (failed < 0 || (st > 128 && status_[static_cast<std::size_t>(failed)] <= 128)))
+        failed = static_cast<int>(r);
+    }
+    if (failed >= 0)
+      return finish(describe_failure(failed, status_[static_cast<std::size_t>(failed)], o), failed);
+    if (std::all_of(status_.begin(), status_.end(), [](int s) { return s == 0; })) {
+      res.ok = true;
+      res.exit_status = status_;
+      res.wall_s = seconds_since(t0);
+      return res;
+    }
+    int oldest = -1;
+    for (std::size_t r = 0; r < n; ++r) {
+      blocks[r] = progress_[r]->snapshot();
+      if (blocks[r].ops_started != last_ops[r]) last_ops[r] = blocks[r].ops_started, last_change[r] = Clock::now();
+      if (status_[r] == -1 && (oldest < 0 || last_change[r] < last_change[static_cast<std::size_t>(oldest)]))
+        oldest = static_cast<int>(r);
+    }
+    if (o.on_poll) o.on_poll(blocks);
+    const auto newest = *std::max_element(last_change.begin(), last_change.end());
+    if (oldest >= 0 && std::chrono::duration<double>(Clock::now() - newest).count() > o.stall_timeout_s) {
+      const auto& b = blocks[static_cast<std::size_t>(oldest)];
+      const bool stopped = process_state(pids_[static_cast<std::size_t>(oldest)]) == 'T';
+      return finish(fmt::format("rank {} hung in step {} op {} ({}): no rank started an op for {:g} s{}",
+                                oldest, b.step, b.op, o.op_label ? o.op_label(oldest, b.op) : "?",
+                                o.stall_timeout_s, stopped ? " (the process is stopped)" : ""),
+                    oldest);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));
+  }
+}
+
+}  // namespace geotrain::emu

@@ -1,0 +1,155 @@
+// Merging per-rank worker files into the run's results, on synthetic files with known times and
+// bytes (no root, no worker): iteration figures, medians without warm-up, byte accounting against
+// the Program, the simulator's ops.csv columns, the trace and the compute profile.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "emu/launch/program_bytes.hpp"
+#include "emu/launch/rank_files.hpp"
+#include "emu/launch/run_results.hpp"
+#include "sim/common/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
+#include "sim/workload/model_spec.hpp"
+
+using namespace geotrain;
+using namespace geotrain::emu;
+
+namespace {
+
+const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
+
+// Per-rank files as a worker writes them: op i of step s runs [s + i/100, s + i/100 + 0.004 * (r+1)),
+// iteration time 0.5 + 0.1 * r + 0.01 * s, loss 5 - s on the ranks that compute it.
+std::string write_rank_files(const Program& p, const Scenario& s, int steps, const std::string& name) {
+  const auto dir = (std::filesystem::temp_directory_path() / ("geotrain-launch-test-" + name)).string();
+  std::filesystem::remove_all(dir);
+  for (int r = 0; r < p.world_size; ++r) {
+    const auto rd = fmt::format("{}/{}", dir, r);
+    std::filesystem::create_directories(rd);
+    std::ofstream ops(rd + "/ops.csv"), its(rd + "/iterations.csv");
+    ops << "rank,op,label,kind,start_s,end_s,bytes,step\n";
+    its << "step,time_s,loss,tokens_per_s\n";
+    const auto& list = p.ranks[static_cast<std::size_t>(r)];
+    bool loss = false;
+    for (int step = 0; step < steps; ++step) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const double start = step + static_cast<double>(i) / 100;
+        const double b = program_op_bytes(p, r, static_cast<int>(i), s.model.gradient_dtype);
+        if (const auto* c = list[i].as<ComputeOp>(); c && c->layer_end == s.model.layers && c->kind == ComputeKind::forward)
+          loss = true;
+        ops << fmt::format("{},{},\"{}\",k,{:.9f},{:.9f},{},{}\n", r, i, list[i].label, start,
+                           start + 0.004 * (r + 1), b, step);
+      }
+      its << fmt::format("{},{},{},1000\n", step, 0.5 + 0.1 * r + 0.01 * step, loss ? std::to_string(5.0 - step) : "");
+    }
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("rank files: quoted labels, empty bytes and loss, bad rows named by line", "[launch]") {
+  CHECK(split_csv(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
+  const auto dir = (std::filesystem::temp_directory_path() / "geotrain-launch-test-files").string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step\n1,2,\"x, y\",send,0.5,0.75,,3\n";
+  const auto rows = read_rank_ops(dir + "/ops.csv");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].label == "x, y");
+  CHECK(rows[0].bytes == -1);
+  CHECK(rows[0].step == 3);
+  std::ofstream(dir + "/iterations.csv") << "step,time_s,loss,tokens_per_s\n0,0.5,,100\n1,zz,1,1\n";
+  CHECK_THROWS_WITH(read_rank_iterations(dir + "/iterations.csv"), Catch::Contains("iterations.csv:3"));
+  CHECK_THROWS_AS(read_rank_ops(dir + "/missing.csv"), InputError);
+}
+
+TEST_CASE("program bytes: a ring all-reduce member sends 2(N-1)/N of the buffer", "[launch]") {
+  const Scenario s = load_scenario(kScenarios + "ddp_ring_4.yaml", {});
+  const Program p = build_program(s);
+  const double grad = stage_gradient_bytes(s.model, 0, s.model.layers);
+  const auto per_rank = program_bytes_per_rank(p, s.model.gradient_dtype);
+  REQUIRE(per_rank.size() == 4);
+  // Chunks are whole elements: within 4 elements per step of the closed form.
+  for (double b : per_rank) CHECK(std::abs(b - 2.0 * 3 / 4 * grad) <= 6 * 4 * 4);
+  double sum = 0;
+  for (double b : per_rank) sum += b;
+  CHECK(sum == Approx(2.0 * 3 * grad).epsilon(1e-6));
+}
+
+TEST_CASE("results: iteration figures, medians without warm-up, bytes match the Program", "[launch]") {
+  const Scenario s = load_scenario(kScenarios + "gpipe_2x2.yaml", {});
+  const Program p = build_program(s);
+  const int steps = 4;
+  const auto dir = write_rank_files(p, s, steps, "gpipe");
+  const auto m = read_rank_measurements(dir, p.world_size);
+  const auto f = step_figures(p, m);
+  REQUIRE(f.size() == steps);
+  for (int k = 0; k < steps; ++k) {
+    CHECK(f[k].time_s == Approx(0.5 + 0.1 * 3 + 0.01 * k));  // slowest rank
+    CHECK(f[k].loss == Approx(5.0 - k));                      // mean of the two last stages
+  }
+  CHECK(median_iteration_time(f, 1) == Approx(0.8 + 0.02));  // steps 1..3: median of .81 .82 .83
+  CHECK(median_iteration_time(f, 0) == Approx(0.815));
+  const auto j = emu_summary_json(s, p, m, f, {1, 10, 9, "p2p"});
+  CHECK(j["bytes"]["match"] == true);
+  CHECK(j["bytes"]["counted_per_iteration"].get<double>() == j["bytes"]["program_per_iteration"].get<double>());
+  CHECK(j["tokens_per_s"].get<double>() == Approx(1024 / 0.82));
+  CHECK(j["loss"].size() == steps);
+}
+
+TEST_CASE("results: a rank that counted other bytes or lost ops is reported", "[launch]") {
+  const Scenario s = load_scenario(kScenarios + "ddp_ring_2.yaml", {});
+  const Program p = build_program(s);
+  const auto dir = write_rank_files(p, s, 2, "ddp");
+  auto m = read_rank_measurements(dir, p.world_size);
+  for (auto& row : m.ops[1])
+    if (row.bytes > 0) row.bytes += 4;
+  const auto j = emu_summary_json(s, p, m, step_figures(p, m), {1, 1, 1, "p2p"});
+  CHECK(j["bytes"]["match"] == false);
+  CHECK(j["ranks"][0]["bytes_match"] == true);
+  CHECK(j["ranks"][1]["bytes_match"] == false);
+  m.ops[0].pop_back();
+  CHECK_THROWS_WITH(step_figures(p, m), Catch::Contains("rank 0 recorded"));
+}
+
+TEST_CASE("results: ops.csv in the simulator's columns, trace events, compute profile", "[launch]") {
+  const Scenario s = load_scenario(kScenarios + "ddp_ring_2.yaml", {});
+  const Program p = build_program(s);
+  const int steps = 3;
+  const auto m = read_rank_measurements(write_rank_files(p, s, steps, "files"), p.world_size);
+  std::stringstream ops;
+  write_ops_csv(p, m, ops);
+  std::string header;
+  std::getline(ops, header);
+  CHECK(header == "rank,device,iteration,op,type,label,nonblocking,start_s,end_s,duration_s,idle_s,"
+                  "bytes_sent,peer,group");
+  std::size_t rows = 0, total = 0;
+  for (std::string line; std::getline(ops, line);) ++rows;
+  for (const auto& r : p.ranks) total += r.size() * steps;
+  CHECK(rows == total);
+
+  std::stringstream trace;
+  write_trace(p, m, trace);
+  const auto t = nlohmann::json::parse(trace.str());
+  CHECK(t["traceEvents"].size() == total + 3 * 2);  // + process and 2 thread names per rank
+  const auto& first = t["traceEvents"][6];
+  CHECK(first["ph"] == "X");
+  CHECK(first["dur"].get<double>() == Approx(4000));  // rank 0 ops last 4 ms
+
+  // Without the warm-up step: every compute op of rank r lasted 0.004 (r+1) s.
+  const auto samples = profile_samples(p, m, 1);
+  const auto entries = summarize_samples(samples);
+  REQUIRE_FALSE(entries.empty());
+  std::size_t computes = 0;
+  for (const auto& op : p.ranks[0]) computes += op.as<ComputeOp>() ? 1 : 0;
+  CHECK(samples.size() == 2 * computes * (steps - 1));
+  for (const auto& e : entries) CHECK(e.median_s == Approx(0.006));  // median of 0.004 and 0.008
+}
