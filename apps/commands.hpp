@@ -11,6 +11,8 @@ using Action = std::function<int()>;
 
 void add_check_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
+void add_simulate_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 void add_schedule_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
 
