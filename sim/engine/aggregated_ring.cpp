@@ -81,8 +81,15 @@ double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, in
     inst.all_entered->acquire();
   } else {
     const auto count = static_cast<std::size_t>(std::llround(op.bytes));
+    // Per-link latency and rate looked up once: the recurrence evaluates N x 2(N-1) steps.
+    std::vector<double> latency(static_cast<std::size_t>(n)), rate(static_cast<std::size_t>(n));
+    for (int q = 0; q < n; ++q) {
+      latency[static_cast<std::size_t>(q)] = ctx.flow_latency_s(device(q), device(q + 1));
+      rate[static_cast<std::size_t>(q)] = ctx.flow_rate_Bps(device(q), device(q + 1));
+    }
     RingPlan plan = plan_ring(op.kind, inst.entry_s, count, [&](int q, double bytes) {
-      return ctx.step_seconds(device(q), device(q + 1), bytes);
+      const auto i = static_cast<std::size_t>(q);
+      return latency[i] + bytes / rate[i];
     });
     inst.finish_s = std::move(plan.finish_s);
     inst.link_end_s = std::move(plan.link_end_s);
