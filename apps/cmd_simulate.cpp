@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
 #include "apps/commands.hpp"
 #include "sim/common/error.hpp"
@@ -12,6 +13,7 @@
 #include "sim/engine/run_directory.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/scheduler/scheduler.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
 namespace geotrain::cli {
@@ -54,13 +56,10 @@ void print_table(const engine::SimulationResult& r, const std::string& dir) {
 
 int run(const SimulateOptions& o) {
   const Scenario s = load_scenario(o.file, o.sets);
-  if (s.placement.kind == PlacementKind::scheduler)
-    throw InputError(fmt::format(
-        "{}: placement.kind = 'scheduler': geotrain simulate does not run the scheduler yet "
-        "(expected identity, random or file; write an assignment with `geotrain schedule` and "
-        "use placement: {{kind: file, file: assignment.json}})",
-        o.file));
-  const Program program = build_program(s);
+  // placement: {kind: scheduler}: DT-FM's scheduler (scenario.scheduler) picks it first.
+  std::optional<Assignment> scheduled;
+  if (s.placement.kind == PlacementKind::scheduler) scheduled = schedule_assignment(s);
+  const Program program = build_program(s, scheduled ? &*scheduled : nullptr);
   engine::SimulationOptions options;
   options.iterations = o.iterations;
   if (!o.network_model.empty())
@@ -69,6 +68,7 @@ int run(const SimulateOptions& o) {
   const std::string dir = o.out.empty() ? engine::claim_run_directory(o.results, s.name, "sim")
                                         : engine::claim_explicit_directory(o.out);
   engine::write_results(dir, s, program, result, {o.sets, !o.no_trace});
+  if (scheduled) write_assignment(dir + "/assignment.json", *scheduled);
   print_table(result, dir);
   return 0;
 }
