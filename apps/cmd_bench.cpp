@@ -26,8 +26,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->callback([&action, o] {
     action = [o] {
       nlohmann::ordered_json all = nlohmann::ordered_json::array();
-      fmt::print("{:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>14}  {}\n", "case", "ranks",
-                 "build s", "sim s", "total s", "peak MB", "iteration s", "what");
+      fmt::print("{:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}  {}\n", "case", "ranks",
+                 "build s", "sim s", "total s", "cpu s", "peak MB", "iteration s", "what");
       bool failed = false;
       for (const auto& c : bench::sim_bench_cases(o->source_dir)) {
         if (!o->only.empty() && std::find(o->only.begin(), o->only.end(), c.id) == o->only.end()) continue;
@@ -37,12 +37,12 @@ void add_bench_command(CLI::App& app, Action& action) {
           failed = true;
           continue;
         }
-        fmt::print("{:<8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>14.3f}  {}\n", c.id,
-                   r.world_size, r.build_program_s, r.simulate_s, r.total_s,
+        fmt::print("{:<8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>14.3f}  {}\n",
+                   c.id, r.world_size, r.build_program_s, r.simulate_s, r.total_s, r.cpu_s,
                    r.peak_rss_bytes / 1e6, r.iteration_time_s, c.what);
         all.push_back({{"case", c.id}, {"scenario", c.scenario}, {"what", c.what},
                        {"ranks", r.world_size}, {"build_program_s", r.build_program_s},
-                       {"simulate_s", r.simulate_s}, {"total_s", r.total_s},
+                       {"simulate_s", r.simulate_s}, {"total_s", r.total_s}, {"cpu_s", r.cpu_s},
                        {"peak_rss_bytes", r.peak_rss_bytes}, {"iteration_time_s", r.iteration_time_s}});
       }
       std::ofstream f(o->out);

@@ -77,6 +77,8 @@ SimBenchResult run_sim_bench_case(const SimBenchCase& c) {
   text << in.rdbuf();
   std::remove(path);
   r.peak_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+  r.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+            1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   if (!WIFEXITED(status) || text.str().empty()) {
     r.error = "child crashed (status " + std::to_string(status) + ")";
     return r;

@@ -21,6 +21,7 @@ struct SimBenchResult {
   double simulate_s = 0;          // wall time of platform build + simulation
   double total_s = 0;             // child wall time: load + build + simulate
   double peak_rss_bytes = 0;      // the child's peak resident set
+  double cpu_s = 0;               // the child's user + system CPU time (robust to a busy machine)
   double iteration_time_s = 0;    // simulated
 };
 
