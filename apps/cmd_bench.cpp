@@ -2,6 +2,7 @@
 // the cases, each in its own child process (bench/sim_bench.hpp).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,8 @@ void add_bench_command(CLI::App& app, Action& action) {
                        {"simulate_s", r.simulate_s}, {"total_s", r.total_s}, {"cpu_s", r.cpu_s},
                        {"peak_rss_bytes", r.peak_rss_bytes}, {"iteration_time_s", r.iteration_time_s}});
       }
+      const auto parent = std::filesystem::path(o->out).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent);
       std::ofstream f(o->out);
       if (!f) throw SystemError("open " + o->out + " for writing", errno, "");
       f << all.dump(2) << "\n";
