@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +39,29 @@ class Fd {
 
  private:
   int fd_;
+};
+
+// The RTT probe measures the network, not this host's scheduler: on a busy 2-core machine a
+// normal-priority thread waits milliseconds to run, which would read as link delay. The probe
+// threads run SCHED_FIFO below the delayers (priority 10) while they measure.
+class RealtimeThread {
+ public:
+  RealtimeThread() {
+    pthread_getschedparam(pthread_self(), &policy_, &param_);
+    sched_param p{};
+    p.sched_priority = 5;
+    raised_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
+  }
+  ~RealtimeThread() {
+    if (raised_) pthread_setschedparam(pthread_self(), policy_, &param_);
+  }
+  RealtimeThread(const RealtimeThread&) = delete;
+  RealtimeThread& operator=(const RealtimeThread&) = delete;
+
+ private:
+  int policy_ = SCHED_OTHER;
+  sched_param param_{};
+  bool raised_ = false;
 };
 
 [[noreturn]] void fail(const std::string& what, const Endpoint& dst) {
@@ -143,6 +168,7 @@ RttResult measure_rtt(const std::string& src_netns, const Endpoint& dst, int pro
   run_pair(
       listener,
       [&](Fd& l) {
+        RealtimeThread realtime;
         Fd conn = accept_one(l, timeout_s, dst);
         const int one = 1;
         setsockopt(conn.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -151,6 +177,7 @@ RttResult measure_rtt(const std::string& src_netns, const Endpoint& dst, int pro
           if (write(conn.get(), buf, kMessage) != static_cast<ssize_t>(kMessage)) break;
       },
       [&] {
+        RealtimeThread realtime;
         Fd conn = connect_from(src_netns, dst, timeout_s, false, nullptr);
         char buf[kMessage] = {};
         for (int k = 0; k <= probes; ++k) {
@@ -164,6 +191,7 @@ RttResult measure_rtt(const std::string& src_netns, const Endpoint& dst, int pro
   std::vector<double> sorted = result.rtt_s;
   std::sort(sorted.begin(), sorted.end());
   result.median_s = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+  result.min_s = sorted.empty() ? 0 : sorted.front();
   return result;
 }
 

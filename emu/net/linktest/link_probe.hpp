@@ -19,7 +19,8 @@ struct Endpoint {
 
 struct RttResult {
   std::vector<double> rtt_s;  // one per probe, the connection's first exchange excluded
-  double median_s = 0;
+  double median_s = 0;  // what the link test judges
+  double min_s = 0;
 };
 
 struct BulkResult {

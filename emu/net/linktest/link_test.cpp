@@ -111,8 +111,10 @@ std::vector<LinkMeasurement> run_linktest(const Scenario& scenario, const Cluste
     // RTT first, with no bulk traffic queued in front of the probes.
     for_each_parallel(round.size(), [&](std::size_t i) {
       const double timeout = 10 + 4 * m[i].rtt_s;
-      m[i].measured_rtt_s = measure_rtt(layout.rank_namespace(m[i].src), endpoint(m[i].dst, kRttPort),
-                                        o.probes, timeout).median_s;
+      const RttResult r = measure_rtt(layout.rank_namespace(m[i].src), endpoint(m[i].dst, kRttPort),
+                                      o.probes, timeout);
+      m[i].measured_rtt_s = r.median_s;
+      m[i].measured_min_rtt_s = r.min_s;
     });
     for_each_parallel(round.size(), [&](std::size_t i) {
       const double window = o.window_s > 0 ? o.window_s : std::max(1.0, 4 * m[i].rtt_s);
@@ -163,7 +165,7 @@ std::string linktest_json(const Scenario& scenario, const ClusterLayout& layout,
                    {"configured", {{"one_way_delay_s", l.delay_s}, {"rtt_s", l.rtt_s},
                                    {"bandwidth_bps", l.bandwidth_Bps * 8},
                                    {"payload_ceiling_bps", l.payload_ceiling_Bps * 8}}},
-                   {"achieved", {{"rtt_s", l.measured_rtt_s}, {"goodput_bps", l.goodput_Bps * 8},
+                   {"achieved", {{"rtt_s", l.measured_rtt_s}, {"min_rtt_s", l.measured_min_rtt_s}, {"goodput_bps", l.goodput_Bps * 8},
                                  {"congestion_control", l.congestion_control}}},
                    {"error", {{"delay_s", l.delay_error_s()}, {"bandwidth_rel", l.bandwidth_error_rel()},
                               {"goodput_of_configured", l.goodput_Bps / l.bandwidth_Bps}}},

@@ -26,7 +26,8 @@ struct LinkMeasurement {
   double rtt_s = 0;              // configured: delay(src,dst) + delay(dst,src)
   double bandwidth_Bps = 0;      // configured src->dst (on the wire)
   double payload_ceiling_Bps = 0;  // what TCP payload can reach: bandwidth x 1448/1514
-  double measured_rtt_s = 0;
+  double measured_rtt_s = 0;      // median of the probes
+  double measured_min_rtt_s = 0;  // fastest probe
   double goodput_Bps = 0;
   std::string congestion_control;
   double delay_error_s() const { return measured_rtt_s / 2 - rtt_s / 2; }

@@ -1,0 +1,203 @@
+// The emulated cluster for real (label emu): these need root. In CI (CI=true) they must run, so
+// without root they fail there; elsewhere they are skipped with a message. Each test uses its
+// own cluster names (t<pid><tag>) and address range, so tests can run in parallel, and removes
+// everything it created even when a check fails (a guard runs `down --all` on its prefix).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace {
+
+const std::string kBin = GEOTRAIN_BINARY;
+const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+Run sh(const std::string& cmd) {
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+bool have_root() {
+  if (geteuid() == 0) return true;
+  const char* ci = std::getenv("CI");
+  if (ci != nullptr && std::string(ci) == "true") {
+    FAIL("emu tests need root and must run in CI (CI=true), but this process is not root");
+  }
+  WARN("skipped: emu tests need root (network namespaces); run ctest as root to include them");
+  return false;
+}
+
+std::string prefix(const std::string& tag) { return "t" + std::to_string(getpid()) + tag; }
+
+// Removes every cluster of this test's prefix at scope exit, whatever happened.
+struct Cleanup {
+  std::string cluster_prefix;
+  ~Cleanup() { sh(kBin + " emu down --all --cluster-prefix " + cluster_prefix); }
+};
+
+std::string namespaces_of(const std::string& cluster_prefix) {
+  return sh("ip netns list | grep '^gt-" + cluster_prefix + "' || true").out;
+}
+
+// "[t]" keeps the pattern from matching the shell that runs pgrep/pkill.
+std::string tag_pattern(const std::string& tag) { return "--tag [" + tag.substr(0, 1) + "]" + tag.substr(1); }
+
+std::string processes_tagged(const std::string& cluster_prefix) {
+  return sh("pgrep -af -- '" + tag_pattern("gt-" + cluster_prefix) + "' || true").out;
+}
+
+}  // namespace
+
+TEST_CASE("up builds namespaces - shaping and delayers - down leaves nothing", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("ud");
+  Cleanup guard{p};
+  const std::string host_links = sh("ip -o link | cut -d: -f2").out;
+  const std::string host_rules = sh("iptables-save | grep -v '^#'").out;
+
+  const Run up = sh(kBin + " emu up " + kScenarios + "case5_8ranks.yaml --cluster " + p +
+                    " --subnet 10.241.0.0/16 --delay-backend nfqueue");
+  REQUIRE(up.status == 0);
+  CHECK(up.out.find("ip netns exec gt-" + p + "-0") != std::string::npos);
+  const std::string namespaces = namespaces_of(p);
+  CHECK(std::count(namespaces.begin(), namespaces.end(), '\n') == 9);
+  // Rank 3 (Tokyo): an HTB class per destination, a filter each, an NFQUEUE rule per source.
+  const std::string ns = "gt-" + p + "-3";
+  const std::string classes = sh("tc -n " + ns + " class show dev eth0").out;
+  CHECK(std::count(classes.begin(), classes.end(), '\n') == 7);
+  CHECK(sh("ip netns exec " + ns + " iptables-save | grep -c NFQUEUE").out == "7\n");
+  CHECK(sh("ip netns exec " + ns + " sysctl -n net.ipv4.tcp_rmem").out == "4096\t131072\t67108864\n");
+  const std::string delayers = processes_tagged(p);
+  CHECK(std::count(delayers.begin(), delayers.end(), '\n') == 8);
+  CHECK(sh(kBin + " emu status").out.find(p + ": 8 ranks, subnet 10.241.0.0/16, backend nfqueue") != std::string::npos);
+
+  // A dead delayer would let traffic through undelayed (or not at all): status must say so.
+  REQUIRE(sh("pkill -KILL -f -- '" + tag_pattern(ns) + " '").status == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const Run status = sh(kBin + " emu status");
+  CHECK(status.status == 1);
+  CHECK(status.out.find("  " + ns + ": delayer process") != std::string::npos);
+
+  const Run down = sh(kBin + " emu down " + p);
+  CHECK(down.status == 0);
+  CHECK(down.out.find("removed 9 namespaces") != std::string::npos);
+  CHECK(namespaces_of(p).empty());
+  CHECK(processes_tagged(p).empty());
+  CHECK_FALSE(std::filesystem::exists("/run/geotrain/" + p + ".json"));
+  // The host's own namespace was never touched.
+  CHECK(sh("ip -o link | cut -d: -f2").out == host_links);
+  CHECK(sh("iptables-save | grep -v '^#'").out == host_rules);
+}
+
+TEST_CASE("after kill -9 of geotrain - down --all removes every leftover", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("k9");
+  Cleanup guard{p};
+  // linktest builds a temporary cluster and runs for seconds: kill it in the middle.
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string cluster = p;
+    const std::string scenario = kScenarios + "pair_262ms_0326gbps.yaml";
+    execl(kBin.c_str(), kBin.c_str(), "emu", "linktest", scenario.c_str(), "--cluster", cluster.c_str(),
+          "--subnet", "10.242.0.0/16", "--delay-backend", "nfqueue", "--out", "/dev/null", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 100 && processes_tagged(p).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  CHECK_FALSE(namespaces_of(p).empty());
+  CHECK_FALSE(processes_tagged(p).empty());
+
+  const Run down = sh(kBin + " emu down --all --cluster-prefix " + p);
+  CHECK(down.status == 0);
+  CHECK(namespaces_of(p).empty());
+  CHECK(processes_tagged(p).empty());
+  CHECK_FALSE(std::filesystem::exists("/run/geotrain/" + p + ".json"));
+}
+
+TEST_CASE("shaped pairs reach their delay and bandwidth at 5 ms 2 Gbps and 262 ms 0.326 Gbps", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("sp");
+  Cleanup guard{p};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"pair_5ms_2gbps.yaml", "10.243.0.0/16"}, {"pair_262ms_0326gbps.yaml", "10.244.0.0/16"}};
+  for (const auto& [scenario, subnet] : cases) {
+    const std::string out = std::filesystem::temp_directory_path() / (p + "-linktest.json");
+    const Run r = sh(kBin + " emu linktest " + kScenarios + scenario + " --cluster " + p +
+                     " --subnet " + subnet + " --delay-backend nfqueue --out " + out);
+    INFO(scenario << "\n" << r.out);
+    CHECK(r.status == 0);
+    const auto j = nlohmann::json::parse(std::ifstream(out));
+    std::filesystem::remove(out);
+    REQUIRE(j.at("links").size() == 2);
+    for (const auto& link : j.at("links")) {
+      // The README's targets: >= 90% of the configured bandwidth, delay within 1 ms.
+      CHECK(link.at("error").at("goodput_of_configured").get<double>() >= 0.90);
+      CHECK(std::abs(link.at("error").at("delay_s").get<double>()) <= 1e-3);
+    }
+    CHECK(namespaces_of(p).empty());  // the temporary cluster is gone
+  }
+}
+
+TEST_CASE("without privileges: one clear line - exit 2 - nothing created", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("np");
+  Cleanup guard{p};
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all ";
+  const Run r = sh(as_nobody + kBin + " emu up " + kScenarios + "pair_5ms_2gbps.yaml --cluster " + p);
+  CHECK(r.status == 2);
+  CHECK(r.out == "geotrain emu up: needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create network "
+                 "namespaces; nothing was created (run it as root, or use --dry-run to print the plan)\n");
+  CHECK(namespaces_of(p).empty());
+  CHECK_FALSE(std::filesystem::exists("/run/geotrain/" + p + ".json"));
+  // Root without the capabilities is refused the same way.
+  const Run capless = sh("capsh --drop=cap_net_admin,cap_sys_admin -- -c '" + kBin + " emu up " +
+                         kScenarios + "pair_5ms_2gbps.yaml --cluster " + p + "'");
+  CHECK(capless.status == 2);
+  CHECK(capless.out.find("needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)") != std::string::npos);
+  CHECK(namespaces_of(p).empty());
+}
+
+TEST_CASE("a cluster name in use and a busy address range are clear errors", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("cl");
+  Cleanup guard{p};
+  const std::string pair = kScenarios + "pair_5ms_2gbps.yaml";
+  REQUIRE(sh(kBin + " emu up " + pair + " --cluster " + p + "a --subnet 10.245.0.0/16").status == 0);
+
+  const Run same_name = sh(kBin + " emu up " + pair + " --cluster " + p + "a --subnet 10.246.0.0/16");
+  CHECK(same_name.status == 2);
+  CHECK(same_name.out == "cluster '" + p + "a' already exists (namespace gt-" + p + "a-0); take it down first (geotrain emu down " + p + "a) or pick another name with --cluster\n");
+
+  const Run same_range = sh(kBin + " emu up " + pair + " --cluster " + p + "b --subnet 10.245.128.0/24");
+  CHECK(same_range.status == 2);
+  CHECK(same_range.out == "--subnet = '10.245.128.0/24': address range 10.245.128.0/24 is in use by geotrain cluster '" + p +
+                              "a' (pick another with --subnet, or take it down: geotrain emu down " + p + "a)\n");
+  CHECK(namespaces_of(p + "b").empty());
+  // The first cluster is untouched by the refused attempts.
+  CHECK(sh(kBin + " emu status").out.find(p + "a: 2 ranks") != std::string::npos);
+  CHECK(sh("ip -n gt-" + p + "a-0 -o -4 addr show dev eth0").out.find("inet 10.245.0.1/16") != std::string::npos);
+}
