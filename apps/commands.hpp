@@ -14,6 +14,7 @@ void add_topology_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_schedule_command(CLI::App& app, Action& action);
+void add_emulate_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
 
 }  // namespace geotrain::cli

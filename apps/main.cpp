@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   cli::add_simulate_command(app, action);
   cli::add_bench_command(app, action);
   cli::add_schedule_command(app, action);
+  cli::add_emulate_command(app, action);
   cli::add_emu_command(app, action);
 
   try {

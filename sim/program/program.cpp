@@ -13,6 +13,8 @@ const char* to_string(ComputeKind k) {
       return "optimizer";
     case ComputeKind::other:
       return "other";
+    case ComputeKind::outer_optimizer:
+      return "outer_optimizer";
   }
   return "?";
 }

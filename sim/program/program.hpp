@@ -22,7 +22,9 @@
 
 namespace geotrain {
 
-enum class ComputeKind { forward, backward, optimizer, other };
+// outer_optimizer: DiLoCo's outer step (Nesterov SGD on the averaged pseudo-gradient), kept apart
+// from `optimizer` (the inner AdamW step) because the worker runs a different optimizer for it.
+enum class ComputeKind { forward, backward, optimizer, other, outer_optimizer };
 enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, gather, scatter, reduce };
 // ring: bandwidth-optimal ring; tree: binary-tree reduce + broadcast; halving_doubling:
 // recursive halving/doubling (Rabenseifner); direct: everyone talks to the root (gather/scatter
@@ -76,16 +78,23 @@ struct CollectiveOp {
   int tag = 0;   // distinguishes concurrent collectives on one group (DDP buckets)
 };
 
-// Peers decided at run time.
-//  partial_reduce (SD-Pipe): among `group`, the ranks ready within `window_s` of the first one
-//    average `bytes`; every `full_sync_every` rounds all of them do.
-//  gossip (AD-PSGD): average `bytes` with one peer of `group` drawn from a generator seeded with
-//    `seed` (the same draw sequence in every executor).
+// Peers decided at run time; the rules themselves live in dynamic_rules.hpp so that every
+// executor decides the same way.
+//  partial_reduce (SD-Pipe; DiLoCo with an averaging timeout): among `group`, the ranks ready
+//    within the window that opens when the first one is ready average `bytes`. The window starts
+//    at `window_s` and adapts between `window_min_s` and `window_max_s` (equal: fixed window);
+//    after every `full_sync_every` arrivals (0: never) the next window waits for all members.
+//  gossip (AD-PSGD): average `bytes` with the partner of a seeded random pairing of `group`
+//    (round k of every member uses the same pairing; the same draws in every executor).
+// What is averaged: the model weights, except between DiLoCo's pseudo-gradient op and its
+// outer_optimizer op, where it is the pseudo-gradient.
 struct DynamicOp {
   DynamicRule rule = DynamicRule::gossip;
   GroupId group = 0;
   double bytes = 0;
   double window_s = 0;
+  double window_min_s = 0;
+  double window_max_s = 0;
   int full_sync_every = 0;
   std::uint64_t seed = 0;
   int tag = 0;

@@ -16,11 +16,12 @@ using nlohmann::json;
 
 // Names on disk. Kept here rather than reusing to_string() so the file format stays fixed even
 // if display names change.
-constexpr std::array<std::pair<ComputeKind, const char*>, 4> kComputeKinds{
+constexpr std::array<std::pair<ComputeKind, const char*>, 5> kComputeKinds{
     {{ComputeKind::forward, "forward"},
      {ComputeKind::backward, "backward"},
      {ComputeKind::optimizer, "optimizer"},
-     {ComputeKind::other, "other"}}};
+     {ComputeKind::other, "other"},
+     {ComputeKind::outer_optimizer, "outer_optimizer"}}};
 constexpr std::array<std::pair<CollectiveKind, const char*>, 7> kCollectiveKinds{
     {{CollectiveKind::allreduce, "allreduce"},
      {CollectiveKind::reduce_scatter, "reduce_scatter"},
@@ -67,7 +68,8 @@ json op_body_to_json(const CollectiveOp& c) {
 json op_body_to_json(const DynamicOp& d) {
   return {{"op", "dynamic"},         {"rule", name_of(kRules, d.rule)},
           {"group", d.group},        {"bytes", d.bytes},
-          {"window_s", d.window_s},  {"full_sync_every", d.full_sync_every},
+          {"window_s", d.window_s},  {"window_min_s", d.window_min_s},
+          {"window_max_s", d.window_max_s}, {"full_sync_every", d.full_sync_every},
           {"seed", d.seed},          {"tag", d.tag}};
 }
 json op_body_to_json(const WaitOp& w) { return {{"op", "wait"}, {"ops", w.ops}}; }
@@ -155,6 +157,8 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     d.group = rd.get<int>(j, "group", path);
     d.bytes = rd.get<double>(j, "bytes", path);
     d.window_s = rd.get<double>(j, "window_s", path);
+    d.window_min_s = rd.get<double>(j, "window_min_s", path);
+    d.window_max_s = rd.get<double>(j, "window_max_s", path);
     d.full_sync_every = rd.get<int>(j, "full_sync_every", path);
     d.seed = rd.get<std::uint64_t>(j, "seed", path);
     d.tag = rd.get<int>(j, "tag", path);

@@ -17,6 +17,14 @@ Program build_ps_sharded(const Scenario& s, const Assignment& placement);
 Program build_ddp_bucketed(const Scenario& s, const Assignment& placement);
 // Pipeline + data parallel: S stages x D replicas; rank = replica x S + stage.
 Program build_gpipe(const Scenario& s, const Assignment& placement);
+// Decentralized strategies (one file each; how one iteration maps to each algorithm is in the
+// file's header comment): diloco and adpsgd are 1 x N, sdpipe-preduce and hetpipe S x D.
+Program build_diloco(const Scenario& s, const Assignment& placement);
+Program build_adpsgd(const Scenario& s, const Assignment& placement);
+Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement);
+Program build_hetpipe(const Scenario& s, const Assignment& placement);
+// Bytes DiLoCo's pseudo-gradient averaging moves per rank buffer (parameters x wire dtype).
+double diloco_wire_bytes(const Scenario& s);
 
 // --- shared pieces (strategy_common.cpp) -------------------------------------------------------
 

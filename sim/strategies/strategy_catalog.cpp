@@ -19,6 +19,12 @@ ParamDecl integer(std::string name, std::int64_t def, double min, double max, st
 ParamDecl bytes(std::string name, double def, std::string help) {
   return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), 0, 1e300, {}};
 }
+ParamDecl number(std::string name, double def, double min, double max, std::string help) {
+  return {std::move(name), ParamKind::number, ParamValue{def}, std::move(help), min, max, {}};
+}
+ParamDecl duration(std::string name, double def_s, std::string help) {
+  return {std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), 0, 1e300, {}};
+}
 
 const std::vector<std::string> kCollectiveAlgorithms{"ring", "tree", "halving-doubling"};
 
@@ -44,6 +50,58 @@ void pipeline_check(const Scenario& s, Diagnostics& diag, int line) {
                fmt::format("{} stages for a model of {} layers (expected at most one stage per "
                            "layer)",
                            stages, s.model.layers));
+}
+
+// SD-Pipe's window must start inside its adaptation range.
+void sdpipe_check(const Scenario& s, Diagnostics& diag, int line) {
+  pipeline_check(s, diag, line);
+  const double lo = s.strategy.number("window_min"), hi = s.strategy.number("window_max"),
+               w = s.strategy.number("window_initial");
+  if (!(lo <= w && w <= hi))
+    diag.error(line, "strategy.window_initial",
+               fmt::format("{} s outside [window_min, window_max] = [{}, {}] s", w, lo, hi));
+}
+
+std::vector<StrategyDecl> decentralized_strategies() {
+  return {
+      {"diloco",
+       "DiLoCo / OpenDiLoCo: H local steps without communication, then the pseudo-gradient "
+       "(weights before - after) is averaged and applied by an outer Nesterov SGD",
+       {integer("inner_steps", 50, 1, 1e6, "local (inner) steps H per outer round"),
+        number("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"),
+        number("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
+        choice("wire_dtype", "fp32", {"fp32", "fp16", "bf16"}, "pseudo-gradient dtype on the wire"),
+        choice("averaging", "wait-for-all", {"wait-for-all", "timeout"},
+               "all-reduce with everyone, or only the workers ready within `timeout` of the first"),
+        duration("timeout", 1800, "averaging timeout (hivemind's averaging_timeout)"),
+        choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm (wait-for-all)")},
+       data_parallel_check},
+      {"sdpipe-preduce",
+       "SD-Pipe: pipelines whose stage replicas average weights with the replicas ready within "
+       "an adaptive window (partial reduce), with a forced full sync every full_sync_every updates",
+       {integer("stages", 1, 1, 1e6, "pipeline stages S"),
+        integer("replicas", 1, 1, 1e6, "data-parallel replicas D"),
+        choice("schedule", "1f1b", {"gpipe", "1f1b"}, "micro-batch schedule"),
+        duration("window_initial", 1e-3, "first partial-reduce window"),
+        duration("window_min", 1e-5, "smallest window"),
+        duration("window_max", 1e-2, "largest window"),
+        integer("full_sync_every", 0, 0, 1e9,
+                "updates between forced full syncs (0: 10 x replicas, SD-Pipe's default)")},
+       sdpipe_check},
+      {"adpsgd",
+       "AD-PSGD: after each local step a worker averages its weights with one random peer "
+       "(seeded pairing per round), no global barrier",
+       {integer("seed", 1, 0, 9e18, "seed of the peer pairing")},
+       data_parallel_check},
+      {"hetpipe",
+       "HetPipe: pipelines (virtual workers) push each wave's gradients to a parameter server per "
+       "stage, which applies them in arrival order and returns the weights",
+       {integer("stages", 1, 1, 1e6, "pipeline stages S"),
+        integer("replicas", 1, 1, 1e6, "virtual workers (pipelines) D"),
+        choice("schedule", "gpipe", {"gpipe", "1f1b"}, "micro-batch schedule"),
+        integer("server", 0, 0, 1e6, "replica whose stage ranks host the parameter server")},
+       pipeline_check},
+  };
 }
 
 std::vector<StrategyDecl> build_catalog() {
@@ -79,10 +137,16 @@ std::vector<StrategyDecl> build_catalog() {
   };
 }
 
+std::vector<StrategyDecl> full_catalog() {
+  auto all = build_catalog();
+  for (auto& d : decentralized_strategies()) all.push_back(std::move(d));
+  return all;
+}
+
 }  // namespace
 
 const std::vector<StrategyDecl>& strategy_catalog() {
-  static const std::vector<StrategyDecl> catalog = build_catalog();
+  static const std::vector<StrategyDecl> catalog = full_catalog();
   return catalog;
 }
 

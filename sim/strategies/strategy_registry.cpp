@@ -29,6 +29,10 @@ const std::map<std::string, Entry>& builders() {
       {"ps-sharded", {build_ps_sharded, false}},
       {"ddp-bucketed", {build_ddp_bucketed, false}},
       {"gpipe", {build_gpipe, true}},
+      {"diloco", {build_diloco, false}},
+      {"adpsgd", {build_adpsgd, false}},
+      {"sdpipe-preduce", {build_sdpipe_preduce, true}},
+      {"hetpipe", {build_hetpipe, true}},
   };
   return table;
 }

@@ -31,7 +31,8 @@ double median(std::vector<double> v) {
 
 std::optional<ComputeKind> kind_named(const std::string& s) {
   for (auto k :
-       {ComputeKind::forward, ComputeKind::backward, ComputeKind::optimizer, ComputeKind::other})
+       {ComputeKind::forward, ComputeKind::backward, ComputeKind::optimizer, ComputeKind::other,
+        ComputeKind::outer_optimizer})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }
@@ -45,6 +46,7 @@ double derived_flops(const Scenario& sc, const ProfileEntry& e) {
     case ComputeKind::optimizer:
       return optimizer_op(sc.model, sc.training.optimizer, 0, e.layer_begin, e.layer_end).flops;
     case ComputeKind::other:
+    case ComputeKind::outer_optimizer:
       return 0;
   }
   return 0;
@@ -67,7 +69,8 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   const bool known_kind = kind.has_value();
   if (!known_kind)
     problems.push_back(
-        fmt::format("{} = {}: unknown kind (expected forward, backward, optimizer, other)",
+        fmt::format("{} = {}: unknown kind (expected forward, backward, optimizer, other, "
+                    "outer_optimizer)",
                     where("kind"), j.value("kind", json()).dump()));
   else
     e.kind = *kind;
@@ -89,7 +92,9 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   number("layer_end", true, 1, layers, end);
   number("sequences", false, 0, 1e12, e.sequences);
   number("median_s", true, 0, 1e9, e.median_s);
-  number("flops", !known_kind || e.kind == ComputeKind::other, 0, 1e30, e.flops);
+  number("flops",
+         !known_kind || e.kind == ComputeKind::other || e.kind == ComputeKind::outer_optimizer, 0,
+         1e30, e.flops);
   double stage = 0;
   number("stage", false, 0, 1e6, stage);
   e.stage = static_cast<int>(stage);

@@ -87,7 +87,7 @@ TEST_CASE("a malformed measured profile names each bad field", "[program][comput
   } catch (const InputError& e) {
     const auto text = test::joined(e.problems());
     CHECK_THAT(text, Contains(file + ": ops[0].kind = \"fwd\": unknown kind (expected forward, "
-                                     "backward, optimizer, other)"));
+                                     "backward, optimizer, other, outer_optimizer)"));
     CHECK_THAT(text, Contains(file + ": ops[1].layer_end = 9: expected a number from 1 to 4"));
     CHECK_THAT(text, Contains(file + ": ops[1].median_s = -1: expected a number from 0 to"));
     CHECK_THAT(text, Contains(file + ": ops[2].flops: missing (expected a number)"));

@@ -1,0 +1,39 @@
+// adpsgd (AD-PSGD, Lian et al. 2018; SD-Pipe's --adpsgd baseline): data parallel without a
+// global barrier. One Program iteration = one local step and one gossip round:
+//   forward + backward of the replica's micro-batches, the optimizer step on the local model,
+//   then a gossip DynamicOp: the rank averages its weights with its partner in this round's
+//   seeded pairing of all ranks (dynamic_rules.hpp: gossip_pairing(seed, round, N); round k is
+//   the k-th time the rank runs this op, so ranks at different iterations only ever wait for
+//   their own partner), then "average with peer" (element-wise mean of the two copies).
+// Bytes: each paired rank sends its weights once per round (gradient dtype, the same size a
+// DDP all-reduce moves per rank); a rank left out of an odd pairing sends nothing that round.
+#include "sim/strategies/strategy_builders.hpp"
+
+namespace geotrain {
+
+Program build_adpsgd(const Scenario& s, const Assignment& placement) {
+  Program p = new_program(s, "adpsgd", data_parallel_devices(placement));
+  const int n = p.world_size, layers = s.model.layers;
+  std::vector<int> everyone;
+  for (int r = 0; r < n; ++r) everyone.push_back(r);
+  const GroupId world = add_group(p, "world", everyone);
+  const MicroBatching mb = micro_batching(s.training, n);
+  const double weights = stage_gradient_bytes(s.model, 0, layers);
+  for (auto& ops : p.ranks) {
+    add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
+    ops.push_back(optimizer_step(s, 0, 0, layers));
+    DynamicOp d;
+    d.rule = DynamicRule::gossip;
+    d.group = world;
+    d.bytes = weights;
+    d.seed = static_cast<std::uint64_t>(s.strategy.integer("seed"));
+    Op gossip;
+    gossip.body = d;
+    gossip.label = "gossip";
+    ops.push_back(std::move(gossip));
+    ops.push_back(averaging(s.model, weights, 0, 0, layers, "average with peer"));
+  }
+  return p;
+}
+
+}  // namespace geotrain

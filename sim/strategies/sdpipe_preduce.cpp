@@ -1,0 +1,49 @@
+// sdpipe-preduce (SD-Pipe's --preduce): pipelined data parallel, S stages x D replicas
+// (rank = replica x S + stage), where the replicas of a stage never wait for all the others.
+// One Program iteration = one pipeline pass of the replica's micro-batches (pipeline_ops.hpp),
+// the local optimizer step, then per stage a partial reduce (DynamicOp, group "dp s<stage>"):
+// a coordinator opens a window when the first replica is ready (window_initial, adapting
+// between window_min and window_max: dynamic_rules.hpp, PartialReduceWindow), the replicas ready
+// within it average their stage weights (an all-reduce within that group), and after every
+// full_sync_every updates (default 10 x replicas, Hetu's sync_every = 10 per worker) the next
+// window waits for every replica. Then "average weights" divides the sum.
+#include <fmt/format.h>
+
+#include "sim/strategies/pipeline_ops.hpp"
+
+namespace geotrain {
+
+Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement) {
+  std::vector<int> devices;
+  const Pipeline pl = pipeline_of(s, placement, devices);
+  Program p = new_program(s, "sdpipe-preduce", devices);
+  const auto every = s.strategy.integer("full_sync_every");
+  for (int st = 0; st < pl.stages; ++st) {
+    std::vector<int> members;
+    for (int r = 0; r < pl.replicas; ++r) members.push_back(pl.rank(r, st));
+    const GroupId g = add_group(p, fmt::format("dp s{}", st), members);
+    const auto [begin, end] = pl.layers[static_cast<std::size_t>(st)];
+    const double weights = stage_gradient_bytes(s.model, begin, end);
+    DynamicOp d;
+    d.rule = DynamicRule::partial_reduce;
+    d.group = g;
+    d.bytes = weights;
+    d.window_s = s.strategy.number("window_initial");
+    d.window_min_s = s.strategy.number("window_min");
+    d.window_max_s = s.strategy.number("window_max");
+    d.full_sync_every = static_cast<int>(every > 0 ? every : 10 * pl.replicas);
+    for (int rank : members) {
+      auto& ops = p.ranks[static_cast<std::size_t>(rank)];
+      pipeline_ops(ops, pl, rank / pl.stages, st);
+      ops.push_back(optimizer_step(s, st, begin, end));
+      Op preduce;
+      preduce.body = d;
+      preduce.label = fmt::format("preduce s{}", st);
+      ops.push_back(std::move(preduce));
+      ops.push_back(averaging(s.model, weights, st, begin, end, fmt::format("average s{}", st)));
+    }
+  }
+  return p;
+}
+
+}  // namespace geotrain
