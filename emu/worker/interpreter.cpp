@@ -7,6 +7,7 @@
 
 #include "emu/worker/collective_runner.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/log.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
@@ -61,6 +62,7 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
     }
   }
   measurements_ = Measurements(options.rank, labels, kinds);
+  if (!options.progress_path.empty()) progress_ = std::make_unique<ProgressMap>(options.progress_path, false);
   measurements_.reserve(ops_.size() * static_cast<std::size_t>(std::max(options.steps, 1)));
   const double params_bytes = static_cast<double>(stage_.parameter_count()) * grad_bytes;
   if (slice_bytes > 0 && slice_bytes != params_bytes)
@@ -102,10 +104,12 @@ void Interpreter::run_step(int step) {
   const double tokens = static_cast<double>(plan_.global_sequences) * job_.model.seq_len;
   measurements_.record_iteration(
       {step, time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s});
+  if (progress_) progress_->end_step(time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s);
 }
 
 void Interpreter::execute(int i, const Op& op) {
   try {
+    if (progress_) progress_->begin_op(step_, i);
     const double start = cluster_.now_s();
     Pending p;
     if (const auto* c = op.as<ComputeOp>()) {
@@ -132,18 +136,18 @@ void Interpreter::execute(int i, const Op& op) {
     } else {
       measurements_.record_op({step_, i, start, cluster_.now_s(), 0});
     }
-  } catch (const TimeoutError& e) {
-    fail(i, e.what(), true);
-  } catch (const InputError&) {
-    throw;
+  } catch (const Error&) {
+    throw;  // ours already name the rank and op (or are input errors)
   } catch (const std::exception& e) {
     fail(i, e.what(), false);
   }
 }
 
 void Interpreter::fail(int i, const std::string& what, bool timeout) const {
+  // c10d messages carry a stack trace after the first line: keep the first line only.
   const auto msg = fmt::format("rank {} step {} op {} ('{}'): {}", options_.rank, step_, i,
-                               ops_.at(static_cast<std::size_t>(i)).label, what);
+                               ops_.at(static_cast<std::size_t>(i)).label,
+                               what.substr(0, what.find('\n')));
   if (timeout) throw TimeoutError(msg, options_.timeout_s);
   throw Error(msg);
 }
@@ -191,7 +195,8 @@ void Interpreter::compute(const ComputeOp& c) {
     optimizer_->step();
     stage_.flat_grad().zero_();
   } else {
-    throw InputError("Compute kind 'other' has no meaning for the worker");
+    throw InputError(fmt::format("Compute kind '{}' is not implemented by the worker",
+                                 json_name(c.kind)));
   }
 }
 
@@ -233,11 +238,25 @@ void run_worker(const WorkerJob& job, const WorkerOptions& options) {
                     options.timeout_s};
   // On failure the cluster is deliberately not destroyed: Gloo threads may still be blocked on
   // a dead peer and their destructors would hang; the process exits right after the error.
-  auto cluster = std::make_unique<Cluster>(co, job.program);
+  std::unique_ptr<Cluster> cluster;
+  try {
+    cluster = std::make_unique<Cluster>(co, job.program);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw Error(fmt::format("rank {}: joining the cluster (store {}:{}, Gloo on {}) failed after "
+                            "at most {} s: {}",
+                            options.rank, options.store_addr, options.store_port, options.bind_addr,
+                            options.timeout_s, what.substr(0, what.find('\n'))));
+  }
   auto interpreter = std::make_unique<Interpreter>(job, options, *cluster);
   try {
     cluster->barrier("start");
-    for (int step = 0; step < options.steps; ++step) interpreter->run_step(step);
+    for (int step = 0; step < options.steps; ++step) {
+      interpreter->run_step(step);
+      const auto& it = interpreter->measurements().iterations().back();
+      log::info("emu.worker", "{:.3f} rank {}: step {} done in {:.3f} s, loss {:.4f}",
+                cluster->now_s(), options.rank, step, it.time_s, it.loss);
+    }
     cluster->barrier("end");
   } catch (...) {
     interpreter.release();

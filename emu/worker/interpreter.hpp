@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "emu/launch/progress_block.hpp"
 #include "emu/worker/cluster.hpp"
 #include "emu/worker/gpt_stage.hpp"
 #include "emu/worker/markov_source.hpp"
@@ -61,6 +62,7 @@ class Interpreter {
   Measurements measurements_;
   std::map<GroupId, std::unique_ptr<SerialExecutor>> executors_;
   const std::vector<Op>& ops_;
+  std::unique_ptr<ProgressMap> progress_;  // null without --progress
 
   int step_ = 0;
   std::int64_t grad_cursor_ = 0;  // next gradient element a collective takes

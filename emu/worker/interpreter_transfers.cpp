@@ -105,7 +105,7 @@ void Interpreter::complete(int i) {
       for (auto& w : p.works) w->wait(cluster_.timeout());
     } catch (const std::exception& e) {
       const std::string what = e.what();
-      fail(i, what.substr(0, what.find('\n')), what.find("imeout") != std::string::npos);
+      fail(i, what, what.find("imeout") != std::string::npos);
     }
     if (p.on_done) p.on_done();
     end_s = cluster_.now_s();  // completion seen when waited on (an upper bound if waited late)

@@ -7,11 +7,12 @@
 
 #include "emu/worker/worker.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/log.hpp"
 
 int main(int argc, char** argv) {
   using namespace geotrain;
   CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch and Gloo"};
-  std::string job_path, collectives = "p2p";
+  std::string job_path, collectives = "p2p", log_spec = "warning";
   WorkerOptions o;
   app.add_option("--program", job_path, "worker job JSON (Program + model + training)")->required();
   app.add_option("--rank", o.rank, "this worker's rank in the Program")->required();
@@ -26,9 +27,12 @@ int main(int argc, char** argv) {
                  "gloo: Gloo's own collectives")->check(CLI::IsMember({"p2p", "gloo"}));
   app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before failing")
       ->check(CLI::PositiveNumber);
+  app.add_option("--progress", o.progress_path, "status file the launcher maps (op being run, finished steps)");
+  app.add_option("--log", log_spec, "log levels, e.g. 'info' or 'emu.worker:info' (stderr)");
   CLI11_PARSE(app, argc, argv);
   o.library_collectives = collectives == "gloo";
   try {
+    log::configure(log_spec);
     run_worker(read_worker_job(job_path), o);
   } catch (const InputError& e) {
     for (const auto& p : e.problems()) std::cerr << "geotrain-worker: error: " << p << '\n';

@@ -29,7 +29,15 @@ Program every_op_program() {
   p.model_flops_per_iteration = 1.2345678901234567e12;
   ComputeOp fwd{ComputeKind::backward, 2, 5, 3, 7, 4.5, 1.0 / 3.0, 12345.25};
   CollectiveOp coll{CollectiveKind::reduce_scatter, 1, 4.0e6 + 0.5, CollectiveAlgorithm::halving_doubling, 1, 9};
-  DynamicOp dyn{DynamicRule::partial_reduce, 0, 1e3, 0.25, 4, 18446744073709551615ull, 3};
+  DynamicOp dyn;  // fields by name: the struct grows
+  dyn.rule = DynamicRule::partial_reduce;
+  dyn.bytes = 1e3;
+  dyn.window_s = 0.25;
+  dyn.window_min_s = 0.125;
+  dyn.window_max_s = 0.5;
+  dyn.full_sync_every = 4;
+  dyn.seed = 18446744073709551615ull;
+  dyn.tag = 3;
   p.ranks = {{make_op(fwd, "bwd s2 mb5"), make_op(SendOp{1, 4096, 11}, "send", true),
               make_op(coll, "bucket 3", true), make_op(WaitOp{{1, 2}}, "wait")},
              {make_op(RecvOp{0, 4096, 11}, "recv"), make_op(dyn, "partial reduce"),
@@ -48,6 +56,7 @@ TEST_CASE("program json round trip is lossless for every op type", "[worker][pro
   CHECK(c.flops == 1.0 / 3.0);  // full double precision survives
   CHECK(back.ranks[0][1].nonblocking);
   CHECK(std::get<DynamicOp>(back.ranks[1][1].body).seed == 18446744073709551615ull);
+  CHECK(std::get<DynamicOp>(back.ranks[1][1].body).window_max_s == 0.5);
   CHECK(std::get<CollectiveOp>(back.ranks[0][2].body).algorithm ==
         CollectiveAlgorithm::halving_doubling);
   CHECK(std::get<WaitOp>(back.ranks[0][3].body).ops == std::vector<int>{1, 2});

@@ -83,7 +83,7 @@ WorkerRun launch_workers(const WorkerJob& job, const std::string& name, const La
                           "--store-addr", "127.0.0.1", "--store-port", std::to_string(port),
                           "--bind-addr", "127.0.0.1", "--steps", std::to_string(o.steps), "--out",
                           dir, "--threads", "1", "--seed", "7", "--collectives", o.collectives,
-                          "--timeout", std::to_string(o.timeout_s)},
+                          "--timeout", std::to_string(o.timeout_s), "--log", "emu.worker:info"},
                          dir + "/stderr.txt"));
   }
   run.exit_codes.assign(n, -1);
@@ -92,7 +92,13 @@ WorkerRun launch_workers(const WorkerJob& job, const std::string& name, const La
   bool killed = o.kill_rank < 0;
   while (left > 0) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!killed && t >= o.kill_after_s) ::kill(pids[o.kill_rank], SIGKILL), killed = true;
+    if (!killed &&
+        slurp(run.dir + "/rank" + std::to_string(o.kill_rank) + "/stderr.txt").find(o.kill_when) !=
+            std::string::npos) {
+      ::kill(pids[o.kill_rank], SIGKILL);
+      killed = true;
+      run.killed_at_s = t;
+    }
     for (int r = 0; r < n; ++r) {
       int status = 0;
       if (run.exit_codes[r] != -1 || ::waitpid(pids[r], &status, WNOHANG) != pids[r]) continue;
@@ -100,7 +106,7 @@ WorkerRun launch_workers(const WorkerJob& job, const std::string& name, const La
       run.exit_after_s[r] = t;
       --left;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (int r = 0; r < n; ++r)
     run.stderr_text.push_back(slurp(run.dir + "/rank" + std::to_string(r) + "/stderr.txt"));

