@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-./build/geotrain check scenarios/paper/dtfm_case5.yaml
+./build/geotrain simulate scenarios/paper/dtfm_case5.yaml
