@@ -89,6 +89,15 @@ void Cluster::barrier(const std::string& name) {
                          static_cast<double>(timeout_.count()) / 1000);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // The store lives in rank 0's process: rank 0 must not exit (taking the store with it) while
+  // a peer still polls the count above, or that peer fails with "Connection reset by peer".
+  store_->add(key + "/seen", 1);
+  while (rank_ == 0 && store_->add(key + "/seen", 0) < world_size_) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw TimeoutError(fmt::format("rank 0: barrier '{}': not every rank saw it complete", name),
+                         static_cast<double>(timeout_.count()) / 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 }  // namespace geotrain
