@@ -99,7 +99,11 @@ SuperviseOptions supervise_options(const Program& p, const Scenario& s, const Em
   const int watch = loss_rank(p, s.model.layers);
   so.on_poll = [watch, steps, printed = 0, &o](const std::vector<ProgressBlock>& b) mutable {
     const auto& w = b[static_cast<std::size_t>(watch)];
-    if (!o.on_line || w.steps_done <= printed) return;
+    if (!o.on_line) return;
+    // Iterations shorter than a poll: their figures are gone, their line still appears.
+    for (; printed + 1 < w.steps_done; ++printed)
+      o.on_line(fmt::format("iteration {}/{}  (finished between two polls)", printed + 1, steps));
+    if (w.steps_done <= printed) return;
     printed = w.steps_done;
     o.on_line(fmt::format("iteration {}/{}  {:.3f} s  loss {}  {:.0f} tokens/s", printed, steps,
                           w.last_time_s, std::isnan(w.last_loss) ? "-" : fmt::format("{:.4f}", w.last_loss),
