@@ -86,10 +86,11 @@ RunCluster::RunCluster(const Scenario& s, const std::string& existing, DelayBack
     UpOptions o;
     o.cluster = run_cluster_name(s);
     o.backend = backend;
-    // Installed before anything exists: Ctrl-C during bring-up unwinds through the builder.
-    cleanup_ = std::make_unique<CleanupOnSignal>(o.cluster);
-    owned_ = true;
+    // bring_up guards its own building (and restores the default handlers when it returns);
+    // from then on this run's guard covers the cluster until remove().
     record_ = bring_up(s, o, store_);
+    owned_ = true;
+    cleanup_ = std::make_unique<CleanupOnSignal>(o.cluster);
   }
   layout_ = std::make_unique<ClusterLayout>(record_.cluster, record_.ranks, Ipv4Subnet::parse(record_.subnet));
 }

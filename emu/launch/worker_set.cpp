@@ -175,12 +175,17 @@ SuperviseResult WorkerSet::supervise(const SuperviseOptions& o) {
     }
     if (o.on_poll) o.on_poll(blocks);
     const auto newest = *std::max_element(last_change.begin(), last_change.end());
-    if (oldest >= 0 && std::chrono::duration<double>(Clock::now() - newest).count() > o.stall_timeout_s) {
+    bool started = true;
+    for (std::size_t r = 0; r < n; ++r) started = started && (status_[r] != -1 || blocks[r].ops_started > 0);
+    const double limit = started ? o.stall_timeout_s : std::max(o.stall_timeout_s, o.startup_timeout_s);
+    if (oldest >= 0 && std::chrono::duration<double>(Clock::now() - newest).count() > limit) {
       const auto& b = blocks[static_cast<std::size_t>(oldest)];
       const bool stopped = process_state(pids_[static_cast<std::size_t>(oldest)]) == 'T';
-      return finish(fmt::format("rank {} hung in step {} op {} ({}): no rank started an op for {:g} s{}",
-                                oldest, b.step, b.op, o.op_label ? o.op_label(oldest, b.op) : "?",
-                                o.stall_timeout_s, stopped ? " (the process is stopped)" : ""),
+      const std::string where = b.step < 0 ? std::string("before its first op")
+                                           : fmt::format("in step {} op {} ({})", b.step, b.op,
+                                                         o.op_label ? o.op_label(oldest, b.op) : "?");
+      return finish(fmt::format("rank {} hung {}: no rank started an op for {:g} s{}", oldest, where,
+                                limit, stopped ? " (the process is stopped)" : ""),
                     oldest);
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));

@@ -22,6 +22,9 @@ struct WorkerSpec {
 
 struct SuperviseOptions {
   double stall_timeout_s = 60;  // no rank starts an op for this long: the run hangs
+  // Until every rank has started its first op (loading LibTorch, joining the store, which
+  // takes long on a busy host), this limit applies instead.
+  double startup_timeout_s = 120;
   double poll_s = 0.05;
   std::function<void(const std::vector<ProgressBlock>&)> on_poll;  // progress lines
   std::function<bool()> interrupted;  // SIGINT/SIGTERM seen: stop the workers
