@@ -15,6 +15,9 @@ void add_simulate_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_schedule_command(CLI::App& app, Action& action);
 void add_emulate_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);
+void add_validate_command(CLI::App& app, Action& action);
+void add_plot_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
 
 }  // namespace geotrain::cli

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, action);
   cli::add_schedule_command(app, action);
   cli::add_emulate_command(app, action);
+  cli::add_compare_command(app, action);
+  cli::add_validate_command(app, action);
+  cli::add_plot_command(app, action);
   cli::add_emu_command(app, action);
 
   try {

@@ -56,8 +56,10 @@ void RankActor::run_op(int iteration, int index) {
     rec.end_s = now();
   } else if (const auto* s = op.as<SendOp>()) {
     send(iteration, index, *s, op.nonblocking);
-  } else if (op.as<RecvOp>() != nullptr) {
+  } else if (const auto* r = op.as<RecvOp>()) {
     rec.idle_from_s = rec.start_s;
+    // The data was pre-posted at start; under rendezvous the sender still waits for this notice.
+    if (ctx_.settings().rendezvous) ctx_.post_ready(Rendezvous::p2p, r->peer, rank_, r->tag);
     if (!op.nonblocking) wait_recv(iteration, index);
   } else if (const auto* col = op.as<CollectiveOp>()) {
     collective(iteration, index, *col, op.nonblocking);
@@ -75,7 +77,9 @@ void RankActor::send(int iteration, int index, const SendOp& op, bool nonblockin
   SimContext* ctx = &ctx_;
   const int src = ctx_.device_of_rank(rank_);
   const int dst = ctx_.device_of_rank(op.peer);
+  const int rank = rank_;
   auto done = ctx_.send_lane(rank_, op.peer).submit([=] {
+    if (ctx->settings().rendezvous) ctx->rendezvous().wait_ready(Rendezvous::p2p, rank, op.peer, op.tag);
     rec->transfer_start_s = now();
     rec->bytes_sent = static_cast<double>(bytes);
     ctx->routes().count_bytes(src, dst, static_cast<double>(bytes));

@@ -23,9 +23,12 @@ double replay_schedule(SimContext& ctx, int rank, const Group& group,
     for (std::size_t i = 0; i < step.recvs.size(); ++i) {
       const int src = group.ranks[static_cast<std::size_t>(step.recvs[i].peer)];
       comms.push_back(ctx.collective_mailbox(src, rank, group.id)->get_async<void>(&sinks[i]));
+      if (ctx.settings().rendezvous) ctx.post_ready(Rendezvous::collective, src, rank, group.id);
     }
     for (const auto& t : step.sends) {
       const int dst = group.ranks[static_cast<std::size_t>(t.peer)];
+      // Sequential waits: a step's sends leave in schedule order, each once its receiver is ready.
+      if (ctx.settings().rendezvous) ctx.rendezvous().wait_ready(Rendezvous::collective, rank, dst, group.id);
       comms.push_back(ctx.collective_mailbox(rank, dst, group.id)->put_async(&kNoPayload, t.count));
       const auto bytes = static_cast<double>(t.count);
       ctx.routes().count_bytes(device, ctx.device_of_rank(dst), bytes);

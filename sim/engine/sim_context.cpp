@@ -80,6 +80,11 @@ Lane& SimContext::group_lane(int rank, GroupId group) { return lane(kGroupLane, 
 
 long SimContext::next_collective(int rank, GroupId group) { return sequence_[{rank, group}]++; }
 
+void SimContext::post_ready(Rendezvous::Kind kind, int src, int dst, int key) {
+  const double delay_s = routes_.route(device_of_rank(dst), device_of_rank(src)).latency_s;
+  rendezvous_.post_ready(kind, src, dst, key, sg4::Engine::get_clock() + delay_s);
+}
+
 }  // namespace geotrain::engine
 
 namespace geotrain::engine {

@@ -13,6 +13,7 @@
 #include "sim/engine/network_config.hpp"
 #include "sim/engine/op_recorder.hpp"
 #include "sim/engine/platform.hpp"
+#include "sim/engine/rendezvous.hpp"
 #include "sim/engine/route_table.hpp"
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -32,6 +33,7 @@ struct EngineSettings {
   double tcp_buffer_bytes = 64.0 * 1024 * 1024;
   // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
   int aggregate_collectives_above = 64;
+  bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
 };
 
 class SimContext {
@@ -70,6 +72,10 @@ class SimContext {
   RouteTable& routes() { return routes_; }
   const Platform& platform() const { return platform_; }
   std::vector<bool>& finished() { return finished_; }
+  Rendezvous& rendezvous() { return rendezvous_; }
+  // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
+  // one-way delay later (the route's latency, not a model's transfer latency).
+  void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
 
  private:
   TransferModel transfer_model() const;
@@ -88,6 +94,7 @@ class SimContext {
   std::map<std::pair<int, int>, long> sequence_;
   std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
   std::vector<bool> finished_;
+  Rendezvous rendezvous_;
 };
 
 }  // namespace geotrain::engine

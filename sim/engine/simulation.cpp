@@ -48,6 +48,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.network_model = o.network_model.value_or(s.simulation.network_model);
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
+  e.rendezvous = s.simulation.rendezvous;
   return e;
 }
 
@@ -69,7 +70,10 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options, const ComputeSeconds& compute) {
   reject_dynamic_ops(program);
   check_collectives(program);
-  const Topology network = scenario.effective_network();
+  // payload_efficiency: links carry payload at that share of their (shaped) wire rate.
+  const Topology network = scenario.network.scaled(
+      scenario.emulation.bandwidth_scale * scenario.simulation.payload_efficiency,
+      scenario.emulation.delay_scale);
   check_devices(program, network);
   const EngineSettings settings = settings_for(scenario, options);
 

@@ -1,0 +1,39 @@
+// geotrain compare <scenario> [--measured RUN_DIR] [--network-model flow|tcp|both] [--out DIR]
+// Predicted vs measured: emulates the scenario (or reuses --measured), simulates it with the
+// run's measured compute profile, prints the table and writes comparison.json/.csv.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "apps/commands.hpp"
+#include "apps/compare_run.hpp"
+
+namespace geotrain::cli {
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("compare", "predicted (simulate) vs measured (emulate), op by op");
+  auto o = std::make_shared<CompareOptions>();
+  cmd->add_option("scenario", o->scenario, "scenario YAML file")->required();
+  cmd->add_option("--measured", o->measured, "reuse this `geotrain emulate` run directory");
+  cmd->add_option("--network-model", o->network_model, "flow, tcp or both (default both)")
+      ->check(CLI::IsMember({"flow", "tcp", "both"}));
+  cmd->add_option("--out", o->out, "comparison directory (default: results/<scenario>/compare/<NNN>/)");
+  cmd->add_option("--results", o->results, "results root for the default directory");
+  cmd->add_option("--set", o->sets, "override a scenario key for both runs: key.path=value (repeatable)");
+  cmd->add_option("--steps", o->steps, "emulated training iterations (default: training.steps)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sim-iterations", o->sim_iterations, "simulated iterations (default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--no-model-effects{false}", o->model_effects,
+                "simulate without the rendezvous delay and TCP payload share (ablation)");
+  cmd->callback([&action, o] {
+    action = [o] {
+      std::string dir;
+      const auto c = run_compare(*o, dir);
+      fmt::print("{}results: {}\n", compare::comparison_table(c), dir);
+      return 0;
+    };
+  });
+}
+
+}  // namespace geotrain::cli

@@ -1,0 +1,123 @@
+// geotrain validate [--scenarios DIR] [--out DIR] [--only TEXT] [--reuse]
+// The validation suite: `geotrain compare` on every scenarios/validation/*.yaml, then
+// results/validation/summary.csv + summary.json (error statistics per network model) and plots.
+// Scenario files are named <variant>__<network>.yaml (e.g. ddp_ring__case5.yaml).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "apps/child_process.hpp"
+#include "apps/commands.hpp"
+#include "apps/compare_run.hpp"
+#include "sim/common/error.hpp"
+#include "sim/compare/error_stats.hpp"
+
+namespace fs = std::filesystem;
+
+namespace geotrain::cli {
+
+namespace {
+
+struct ValidateOptions {
+  std::string scenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/validation";
+  std::string out = "results/validation";
+  std::string only;
+  bool reuse = false;  // keep existing emulations (re-simulate and re-compare only)
+  bool plots = true;
+  int steps = 0;
+};
+
+std::vector<fs::path> suite(const ValidateOptions& o) {
+  std::vector<fs::path> files;
+  if (!fs::is_directory(o.scenarios))
+    throw InputError(fmt::format("--scenarios {}: not a directory (expected scenarios/validation)", o.scenarios));
+  for (const auto& e : fs::directory_iterator(o.scenarios))
+    if (e.path().extension() == ".yaml" && e.path().stem().string().find(o.only) != std::string::npos)
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError(fmt::format("{}: no scenario matches '{}'", o.scenarios, o.only));
+  return files;
+}
+
+std::pair<std::string, std::string> variant_and_network(const std::string& stem) {
+  const auto cut = stem.find("__");
+  if (cut == std::string::npos) return {stem, ""};
+  return {stem.substr(0, cut), stem.substr(cut + 2)};
+}
+
+nlohmann::ordered_json stats_json(const compare::ErrorStats& s) {
+  return {{"cases", s.cases},           {"median_abs_error_pct", s.median_abs_pct},
+          {"mean_abs_error_pct", s.mean_abs_pct}, {"max_abs_error_pct", s.max_abs_pct},
+          {"within_5_pct", s.within_5_pct}, {"within_15_pct", s.within_15_pct}};
+}
+
+void write_summary(const ValidateOptions& o, const std::string& csv,
+                   const std::map<std::string, std::vector<double>>& errors, nlohmann::ordered_json cases) {
+  std::ofstream(o.out + "/summary.csv") << "variant,network," << compare::comparison_csv_header() << "\n" << csv;
+  nlohmann::ordered_json j;
+  j["format"] = "geotrain-validation-summary";
+  auto& by_model = j["error_by_network_model"] = nlohmann::ordered_json::object();
+  for (const auto& [model, e] : errors) {
+    const auto s = compare::error_stats(e);
+    by_model[model] = stats_json(s);
+    fmt::print("{:<5} {} cases: median |error| {:.1f}%, mean {:.1f}%, max {:.1f}%, {} within 5%, {} within 15%\n",
+               model, s.cases, s.median_abs_pct, s.mean_abs_pct, s.max_abs_pct, s.within_5_pct, s.within_15_pct);
+  }
+  j["cases"] = std::move(cases);
+  std::ofstream(o.out + "/summary.json") << j.dump(2) << "\n";
+}
+
+int run_validate(const ValidateOptions& o) {
+  fs::create_directories(o.out);
+  std::string csv;
+  std::map<std::string, std::vector<double>> errors;
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const auto& file : suite(o)) {
+    const auto [variant, network] = variant_and_network(file.stem().string());
+    CompareOptions c;
+    c.scenario = file.string();
+    c.out = o.out + "/" + file.stem().string();
+    c.steps = o.steps;
+    c.quiet = true;
+    if (o.reuse && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
+    else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
+    fmt::print("== {} ({}on {})\n", file.stem().string(), c.measured.empty() ? "emulating, " : "", network);
+    std::fflush(stdout);
+    std::string dir;
+    try {
+      const auto r = run_compare(c, dir);
+      fmt::print("{}", compare::comparison_table(r));
+      csv += compare::comparison_csv_rows(r, variant + "," + network + ",");
+      for (const auto& m : r.models) errors[m.network_model].push_back(m.error_pct);
+      cases.push_back({{"scenario", r.scenario}, {"variant", variant}, {"network", network}, {"dir", dir}});
+    } catch (const Error& e) {
+      fmt::print("   FAILED: {}\n", e.what());  // one failed case does not stop the suite
+      cases.push_back({{"scenario", file.stem().string()}, {"variant", variant}, {"network", network}, {"failed", e.what()}});
+    }
+    std::fflush(stdout);
+  }
+  write_summary(o, csv, errors, cases);
+  if (o.plots) run_child(self_executable(), {"plot", o.out});
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("validate", "run the validation suite (compare on every scenarios/validation/*.yaml)");
+  auto o = std::make_shared<ValidateOptions>();
+  cmd->add_option("--scenarios", o->scenarios, "folder of suite scenarios");
+  cmd->add_option("--out", o->out, "results folder (default results/validation)");
+  cmd->add_option("--only", o->only, "only scenarios whose file name contains this");
+  cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)");
+  cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
+  cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
+  cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });
+}
+
+}  // namespace geotrain::cli

@@ -1,0 +1,39 @@
+#pragma once
+// `geotrain compare`'s work, shared with `geotrain validate`: run (or reuse) an emulation of a
+// scenario, simulate the same scenario with what that run measured, compare.
+//
+// What the prediction may use (and nothing else; never the measured iteration times):
+// - the compute profile of the run (compute_profile.json: median duration per compute op kind),
+// - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
+//   delay_scale),
+// - known effects of the stack, measured once on this emulator and not per run
+//   (EMULATION_NOTES.md): Gloo's send/recv rendezvous (simulation.rendezvous) and the TCP
+//   payload share of the wire rate, 1448/1514 (simulation.payload_efficiency).
+#include <string>
+#include <vector>
+
+#include "sim/compare/comparison.hpp"
+
+namespace geotrain::cli {
+
+// TCP payload of a full-size Ethernet frame: 1448 of 1514 bytes (timestamps option on).
+constexpr double kTcpPayloadEfficiency = 1448.0 / 1514.0;
+
+struct CompareOptions {
+  std::string scenario;
+  std::string measured;            // reuse this emulate run directory ("" = run one)
+  std::string network_model = "both";
+  std::string out;                 // the comparison directory ("" = results/<scenario>/compare/NNN)
+  std::string results = "results";
+  std::vector<std::string> sets;   // passed to emulate and simulate
+  int steps = 0;                   // emulate --steps (0 = training.steps)
+  int sim_iterations = 3;
+  bool model_effects = true;       // rendezvous + payload efficiency (off: ablation)
+  bool quiet = false;              // emulation output to a log file instead of the terminal
+};
+
+// Runs everything and writes comparison.json/.csv, ops_<model>.csv and compare_manifest.json
+// into the comparison directory; returns the comparison.
+compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out);
+
+}  // namespace geotrain::cli

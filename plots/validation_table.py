@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""Markdown table of a validation summary (for the README).
+
+Usage: validation_table.py results/validation/summary.csv
+"""
+import csv
+import statistics
+import sys
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    with open(argv[1], newline="") as f:
+        rows = list(csv.DictReader(f))
+    cases = {}
+    for r in rows:
+        cases.setdefault((r["variant"], r["network"]), {})[r["network_model"]] = r
+    models = sorted({r["network_model"] for r in rows})
+    head = "| variant | network | measured s (min–max) | " + " | ".join(f"{m} s | {m} error" for m in models) + " |"
+    print(head)
+    print("|" + "---|" * (3 + 2 * len(models)))
+    for (v, n), by in sorted(cases.items()):
+        any_row = next(iter(by.values()))
+        cells = [v, n, f"{float(any_row['measured_s']):.3f} ({float(any_row['measured_min_s']):.3f}–"
+                       f"{float(any_row['measured_max_s']):.3f})"]
+        for m in models:
+            r = by.get(m)
+            cells += [f"{float(r['predicted_s']):.3f}", f"{float(r['error_pct']):+.1f}%"] if r else ["", ""]
+        print("| " + " | ".join(cells) + " |")
+    print()
+    for m in models:
+        e = [abs(float(r["error_pct"])) for r in rows if r["network_model"] == m]
+        print(f"- `{m}`: {len(e)} cases, median |error| {statistics.median(e):.1f}%, max {max(e):.1f}%, "
+              f"{sum(1 for x in e if x <= 5)} within 5%, {sum(1 for x in e if x <= 15)} within 15%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

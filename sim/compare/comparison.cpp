@@ -1,0 +1,182 @@
+#include "sim/compare/comparison.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim/common/error.hpp"
+#include "sim/compare/error_stats.hpp"
+
+namespace geotrain::compare {
+
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open (expected the summary.json of a run)", path));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
+  }
+}
+
+RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
+  RunFiles r;
+  r.dir = dir;
+  r.scenario = j.value("scenario", "");
+  r.strategy = j.value("strategy", "");
+  r.world_size = j.value("world_size", 0);
+  r.iteration_time_s = j.value("iteration_time_s", 0.0);
+  r.ops = read_ops_csv(dir + "/ops.csv");
+  return r;
+}
+
+nlohmann::ordered_json split_json(const Split& s) {
+  return {{"compute_s", s.compute_s}, {"communication_s", s.communication_s},
+          {"waiting_s", s.waiting_s}, {"other_s", s.other_s}};
+}
+
+}  // namespace
+
+RunFiles read_measured_run(const std::string& dir) {
+  const auto j = read_json(dir + "/summary.json");
+  if (j.value("format", "") != "geotrain-emu-summary")
+    throw InputError(fmt::format("{}/summary.json: format '{}' (expected a geotrain emulate run, "
+                                 "'geotrain-emu-summary')", dir, j.value("format", "")));
+  RunFiles r = read_common(dir, j);
+  const int warmup = j.value("warmup_iterations", 0);
+  const auto times = j.at("iteration_times_s").get<std::vector<double>>();
+  for (std::size_t i = 0; i < times.size(); ++i)
+    if (static_cast<int>(i) >= warmup || times.size() <= static_cast<std::size_t>(warmup))
+      r.iterations.push_back(static_cast<int>(i)), r.iteration_times_s.push_back(times[i]);
+  return r;
+}
+
+RunFiles read_predicted_run(const std::string& dir) {
+  const auto j = read_json(dir + "/summary.json");
+  RunFiles r = read_common(dir, j);
+  const int n = j.value("iterations", 1);
+  for (int i = 0; i < n; ++i) r.iterations.push_back(i);
+  return r;
+}
+
+Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& predicted,
+                        const std::vector<std::string>& model_names) {
+  Comparison c;
+  c.scenario = measured.scenario;
+  c.strategy = measured.strategy;
+  c.world_size = measured.world_size;
+  c.measured_dir = measured.dir;
+  c.measured_s = median(measured.iteration_times_s);
+  c.measured_min_s = quantile(measured.iteration_times_s, 0);
+  c.measured_max_s = quantile(measured.iteration_times_s, 1);
+  c.measured_p10_s = quantile(measured.iteration_times_s, 0.1);
+  c.measured_p90_s = quantile(measured.iteration_times_s, 0.9);
+  c.measured_iterations = static_cast<int>(measured.iteration_times_s.size());
+  c.measured_split = attribute(measured.ops, measured.iterations, c.measured_s);
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    const RunFiles& p = predicted[i];
+    ModelComparison m;
+    m.network_model = model_names.at(i);
+    m.dir = p.dir;
+    m.predicted_s = p.iteration_time_s;
+    m.error_pct = error_pct(m.predicted_s, c.measured_s);
+    m.split = attribute(p.ops, p.iterations, p.iteration_time_s);
+    m.ops = match_ops(p.ops, p.iterations, measured.ops, measured.iterations);
+    m.difference_by_kind_s = difference_by_kind(m.ops);
+    c.models.push_back(std::move(m));
+  }
+  return c;
+}
+
+std::string comparison_csv_header() {
+  return "scenario,strategy,world_size,network_model,measured_s,measured_min_s,measured_max_s,"
+         "predicted_s,error_pct,compute_measured_s,compute_predicted_s,communication_measured_s,"
+         "communication_predicted_s,waiting_measured_s,waiting_predicted_s,other_measured_s,"
+         "other_predicted_s";
+}
+
+std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_fields) {
+  std::string out;
+  const Split& ms = c.measured_split;
+  for (const auto& m : c.models)
+    out += prefix_fields +
+           fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},"
+                       "{:.6f},{:.6f},{:.6f},{:.6f}\n",
+                       c.scenario, c.strategy, c.world_size, m.network_model, c.measured_s,
+                       c.measured_min_s, c.measured_max_s, m.predicted_s, m.error_pct, ms.compute_s,
+                       m.split.compute_s, ms.communication_s, m.split.communication_s, ms.waiting_s,
+                       m.split.waiting_s, ms.other_s, m.split.other_s);
+  return out;
+}
+
+namespace {
+
+void write_ops_csv(const ModelComparison& m, const std::string& path) {
+  std::ofstream out(path);
+  out << "rank,op,type,label,nonblocking,matched,predicted_s,measured_s,difference_s,"
+         "predicted_waiting_s,measured_waiting_s\n";
+  for (const auto& d : m.ops) {
+    std::string label = d.label;
+    std::replace(label.begin(), label.end(), ',', ';');
+    out << fmt::format("{},{},{},{},{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", d.rank, d.op,
+                       to_string(d.kind), label, d.nonblocking ? 1 : 0, d.matched ? 1 : 0,
+                       d.predicted_s, d.measured_s, d.predicted_s - d.measured_s,
+                       d.predicted_waiting_s, d.measured_waiting_s);
+  }
+}
+
+}  // namespace
+
+void write_comparison(const Comparison& c, const std::string& dir) {
+  nlohmann::ordered_json j;
+  j["format"] = "geotrain-comparison";
+  j["version"] = 1;
+  j["scenario"] = c.scenario;
+  j["strategy"] = c.strategy;
+  j["world_size"] = c.world_size;
+  j["measured"] = {{"dir", c.measured_dir},          {"iteration_time_s", c.measured_s},
+                   {"min_s", c.measured_min_s},      {"max_s", c.measured_max_s},
+                   {"p10_s", c.measured_p10_s},      {"p90_s", c.measured_p90_s},
+                   {"iterations", c.measured_iterations}, {"split", split_json(c.measured_split)}};
+  auto& models = j["predicted"] = nlohmann::ordered_json::array();
+  for (const auto& m : c.models) {
+    nlohmann::ordered_json diff = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : m.difference_by_kind_s) diff[k] = v;
+    int matched = 0;
+    for (const auto& d : m.ops) matched += d.matched ? 1 : 0;
+    models.push_back({{"network_model", m.network_model}, {"dir", m.dir},
+                      {"iteration_time_s", m.predicted_s}, {"error_pct", m.error_pct},
+                      {"split", split_json(m.split)},
+                      {"blocking_op_difference_by_kind_s", diff},
+                      {"ops", m.ops.size()}, {"ops_matched", matched},
+                      {"ops_file", fmt::format("ops_{}.csv", m.network_model)}});
+    write_ops_csv(m, fmt::format("{}/ops_{}.csv", dir, m.network_model));
+  }
+  std::ofstream(dir + "/comparison.json") << j.dump(2) << "\n";
+  std::ofstream(dir + "/comparison.csv") << comparison_csv_header() << "\n" << comparison_csv_rows(c);
+}
+
+std::string comparison_table(const Comparison& c) {
+  std::string out = fmt::format(
+      "{} ({}, {} ranks): measured {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
+      c.scenario, c.strategy, c.world_size, c.measured_s, c.measured_iterations, c.measured_min_s,
+      c.measured_max_s);
+  out += fmt::format("  {:<10} {:>11} {:>8}   {:>23} {:>23} {:>23} {:>23}\n", "model", "predicted",
+                     "error", "compute pred/meas", "communication p/m", "waiting p/m", "other p/m");
+  const Split& ms = c.measured_split;
+  for (const auto& m : c.models)
+    out += fmt::format("  {:<10} {:>9.4f} s {:>+7.1f}%   {:>10.4f} / {:<10.4f} {:>10.4f} / {:<10.4f} "
+                       "{:>10.4f} / {:<10.4f} {:>10.4f} / {:<10.4f}\n",
+                       m.network_model, m.predicted_s, m.error_pct, m.split.compute_s, ms.compute_s,
+                       m.split.communication_s, ms.communication_s, m.split.waiting_s, ms.waiting_s,
+                       m.split.other_s, ms.other_s);
+  out += "  (seconds per rank and iteration; waiting = blocked until a peer arrived; other = gaps "
+         "and time after the rank's last op)\n";
+  return out;
+}
+
+}  // namespace geotrain::compare
