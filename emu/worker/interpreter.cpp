@@ -194,6 +194,9 @@ void Interpreter::compute(const ComputeOp& c) {
                                    "elements", grad_cursor_, stage_.parameter_count()));
     optimizer_->step();
     stage_.flat_grad().zero_();
+  } else if (c.kind == ComputeKind::other) {
+    // e.g. the parameter server's "average" op: the worker averages inside the gather that
+    // completes the sum (collective_runner.hpp), so there is nothing left to compute here.
   } else {
     throw InputError(fmt::format("Compute kind '{}' is not implemented by the worker",
                                  json_name(c.kind)));
