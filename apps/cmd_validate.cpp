@@ -28,6 +28,7 @@ struct ValidateOptions {
   std::string out = "results/validation";
   std::string only;
   bool reuse = false;  // keep existing emulations (re-simulate and re-compare only)
+  bool reuse_only = false;  // and skip the cases without one
   bool plots = true;
   int steps = 0;
 };
@@ -84,7 +85,8 @@ int run_validate(const ValidateOptions& o) {
     c.out = o.out + "/" + file.stem().string();
     c.steps = o.steps;
     c.quiet = true;
-    if (o.reuse && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
+    if ((o.reuse || o.reuse_only) && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
+    else if (o.reuse_only) continue;
     else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
     fmt::print("== {} ({}on {})\n", file.stem().string(), c.measured.empty() ? "emulating, " : "", network);
     std::fflush(stdout);
@@ -116,6 +118,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--only", o->only, "only scenarios whose file name contains this");
   cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)");
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
+  cmd->add_flag("--reuse-only", o->reuse_only, "compare only the cases whose emulation is already there");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
   cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });
 }
