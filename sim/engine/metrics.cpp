@@ -133,6 +133,7 @@ void bytes(SimContext& ctx, SimulationResult& res) {
         const Op& op = op_at(p, r, static_cast<int>(i));
         const OpRecord& o = rec.at(r, it, static_cast<int>(i));
         if (op.as<SendOp>() != nullptr) res.p2p_bytes += o.bytes_sent;
+        if (op.as<DynamicOp>() != nullptr) res.dynamic_bytes += o.bytes_sent;
         const auto* c = op.as<CollectiveOp>();
         if (c == nullptr) continue;
         const Group& g = p.group(c->group);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/engine/collective_runner.hpp"
+#include "sim/engine/dynamic_runner.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -52,7 +53,8 @@ void RankActor::run_op(int iteration, int index) {
   OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
   rec.start_s = now();
   if (const auto* c = op.as<ComputeOp>()) {
-    sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_));
+    sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_) +
+                               stragglers_.sleep_s(rank_, iteration, index, op));
     rec.end_s = now();
   } else if (const auto* s = op.as<SendOp>()) {
     send(iteration, index, *s, op.nonblocking);
@@ -66,8 +68,10 @@ void RankActor::run_op(int iteration, int index) {
   } else if (const auto* w = op.as<WaitOp>()) {
     wait_ops(iteration, w->ops);
     rec.end_s = now();
+  } else if (const auto* d = op.as<DynamicOp>()) {
+    // Blocking even when marked nonblocking: the builders never overlap them.
+    ctx_.dynamic().run(rank_, *d, rec);
   }
-  // DynamicOp never gets here: simulate() rejects programs that contain one.
 }
 
 void RankActor::send(int iteration, int index, const SendOp& op, bool nonblocking) {

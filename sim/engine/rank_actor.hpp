@@ -7,6 +7,8 @@
 //                receives); the op waits for the data
 //  Collective -> queued on the rank's lane for that group (collective_runner.hpp)
 //  Wait       -> blocks until the named nonblocking ops are done
+//  Dynamic    -> gossip / partial reduce (dynamic_runner.hpp)
+// Forward/backward Compute ops first sleep the scenario's seeded straggler delay, if any.
 // Nonblocking ops left unwaited are waited at the end of each iteration.
 #include <memory>
 #include <vector>
@@ -14,12 +16,14 @@
 #include <simgrid/s4u/Comm.hpp>
 
 #include "sim/engine/sim_context.hpp"
+#include "sim/workload/straggler_schedule.hpp"
 
 namespace geotrain::engine {
 
 class RankActor {
  public:
-  RankActor(SimContext& ctx, int rank) : ctx_(ctx), rank_(rank) {}
+  RankActor(SimContext& ctx, int rank)
+      : ctx_(ctx), rank_(rank), stragglers_(ctx.settings().stragglers) {}
   void operator()();
 
  private:
@@ -33,6 +37,7 @@ class RankActor {
 
   SimContext& ctx_;
   int rank_;
+  StragglerSchedule stragglers_;
   std::vector<simgrid::s4u::CommPtr> recvs_;  // by slot, pre-posted
   std::vector<void*> payloads_;               // by slot: the sender's OpRecord
   std::vector<std::shared_ptr<Completion>> pending_;  // by slot: queued sends/collectives

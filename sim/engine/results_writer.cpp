@@ -97,7 +97,9 @@ nlohmann::ordered_json summary_json(const Program& program, const SimulationResu
                      {"compute_s", r.ranks[i].compute_s},
                      {"communication_s", r.ranks[i].communication_s},
                      {"idle_s", r.ranks[i].idle_s}});
-  j["bytes"] = {{"p2p", r.p2p_bytes}, {"collectives", r.collective_bytes_total}};
+  j["bytes"] = {{"p2p", r.p2p_bytes},
+                {"collectives", r.collective_bytes_total},
+                {"dynamic", r.dynamic_bytes}};
   auto& coll = j["collectives"] = nlohmann::ordered_json::array();
   for (const auto& c : r.collective_bytes)
     coll.push_back({{"group", c.group}, {"label", c.label}, {"kind", c.kind},

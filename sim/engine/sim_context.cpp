@@ -1,5 +1,7 @@
 #include "sim/engine/sim_context.hpp"
 
+#include "sim/engine/dynamic_runner.hpp"
+
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
@@ -27,7 +29,8 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
       platform_(std::move(platform)),
       recorder_(ops_per_rank(program), settings.iterations),
       routes_(platform_.host_of_device),
-      finished_(static_cast<std::size_t>(program.world_size), false) {}
+      finished_(static_cast<std::size_t>(program.world_size), false),
+      dynamic_(std::make_shared<DynamicRunner>(*this)) {}
 
 double SimContext::compute_seconds(const ComputeOp& op, int rank) const {
   return compute_(op, device_of_rank(rank));

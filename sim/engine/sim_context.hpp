@@ -34,7 +34,10 @@ struct EngineSettings {
   // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
   int aggregate_collectives_above = 64;
   bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
+  StragglerSpec stragglers;  // seeded sleeps before forward/backward ops (straggler_schedule.hpp)
 };
+
+class DynamicRunner;
 
 class SimContext {
  public:
@@ -73,6 +76,7 @@ class SimContext {
   const Platform& platform() const { return platform_; }
   std::vector<bool>& finished() { return finished_; }
   Rendezvous& rendezvous() { return rendezvous_; }
+  DynamicRunner& dynamic() { return *dynamic_; }  // gossip and partial reduce (dynamic_runner.hpp)
   // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
   // one-way delay later (the route's latency, not a model's transfer latency).
   void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
@@ -95,6 +99,7 @@ class SimContext {
   std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
   std::vector<bool> finished_;
   Rendezvous rendezvous_;
+  std::shared_ptr<DynamicRunner> dynamic_;  // shared_ptr: DynamicRunner is incomplete here
 };
 
 }  // namespace geotrain::engine

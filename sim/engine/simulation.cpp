@@ -49,26 +49,14 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
   e.rendezvous = s.simulation.rendezvous;
+  e.stragglers = s.stragglers;
   return e;
 }
 
 }  // namespace
 
-void reject_dynamic_ops(const Program& program) {
-  std::vector<std::string> problems;
-  for (std::size_t r = 0; r < program.ranks.size(); ++r)
-    for (std::size_t i = 0; i < program.ranks[r].size(); ++i)
-      if (const auto* d = program.ranks[r][i].as<DynamicOp>())
-        problems.push_back(fmt::format(
-            "strategy '{}': rank {} op {} '{}' is a dynamic {} op, which the SimGrid engine does "
-            "not run yet (its peers are chosen at run time)",
-            program.strategy, r, i, program.ranks[r][i].label, to_string(d->rule)));
-  if (!problems.empty()) throw InputError(problems);
-}
-
 SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options, const ComputeSeconds& compute) {
-  reject_dynamic_ops(program);
   check_collectives(program);
   // payload_efficiency: links carry payload at that share of their (shaped) wire rate.
   const Topology network = scenario.network.scaled(

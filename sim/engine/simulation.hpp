@@ -65,21 +65,19 @@ struct SimulationResult {
   std::vector<CollectiveBytes> collective_bytes;
   double p2p_bytes = 0;
   double collective_bytes_total = 0;
+  double dynamic_bytes = 0;  // gossip exchanges and partial reduces
 
   OpRecorder records{{}, 0};
   double simulation_wall_s = 0;  // wall time of platform build + run
 };
 
 // Compute times from ComputeModel(scenario). Throws InputError for programs the engine cannot run
-// (dynamic ops, collectives without a schedule), Error when the run deadlocks.
+// (collectives without a schedule), Error when the run deadlocks.
 SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options = {});
 
 // The same with compute times from `compute` (tests).
 SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options, const ComputeSeconds& compute);
-
-// The engine's refusal of dynamic ops (partial reduce, gossip): a later issue adds them.
-void reject_dynamic_ops(const Program& program);
 
 }  // namespace geotrain::engine

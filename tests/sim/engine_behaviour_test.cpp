@@ -1,4 +1,5 @@
-// Engine behaviour beyond closed forms: the TCP model, determinism, refusals and deadlocks.
+// Engine behaviour beyond closed forms: the TCP model, determinism, refusals and deadlocks
+// (dynamic ops: dynamic_ops_test.cpp).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -66,18 +67,6 @@ TEST_CASE("same scenario and seed give byte-identical result files", "[sim][dete
     CHECK(a == slurp(base / "b" / file));
   }
   std::filesystem::remove_all(base);
-}
-
-TEST_CASE("dynamic ops are refused with the op named", "[sim][errors]") {
-  Program p = empty_program(2);
-  DynamicOp d;
-  d.rule = DynamicRule::gossip;
-  p.ranks[1].push_back({d, false, "gossip round 0"});
-  const auto r = simulate_in_child(uniform_scenario(2, 0.01, 1e8), p, {}, tflop_seconds());
-  REQUIRE_FALSE(r.ok);
-  CHECK(r.input_error);
-  CHECK(r.error == "strategy 'hand-built': rank 1 op 0 'gossip round 0' is a dynamic gossip op, "
-                   "which the SimGrid engine does not run yet (its peers are chosen at run time)\n");
 }
 
 TEST_CASE("a collective without a schedule is refused before the run", "[sim][errors]") {

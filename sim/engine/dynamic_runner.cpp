@@ -1,0 +1,131 @@
+#include "sim/engine/dynamic_runner.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <mutex>
+
+#include "sim/engine/schedule_replay.hpp"
+#include "sim/engine/sim_context.hpp"
+#include "sim/program/collective_schedule.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace geotrain::engine {
+
+namespace {
+
+double now() { return sg4::Engine::get_clock(); }
+
+// Mailbox keys of dynamic traffic, apart from the Program's group ids and tags.
+constexpr int kGossipKey = 1 << 28;
+constexpr int kPartialReduceKey = 1 << 29;
+
+}  // namespace
+
+struct DynamicRunner::Window {
+  Window(const DynamicOp& op, int members)
+      : rule(op, members),
+        mutex(sg4::Mutex::create()),
+        changed(sg4::ConditionVariable::create()),
+        decided(static_cast<std::size_t>(members)) {}
+  PartialReduceWindow rule;
+  sg4::MutexPtr mutex;
+  sg4::ConditionVariablePtr changed;
+  // decided[member]: the group (member positions) of the window it was ready in, until it takes it.
+  std::vector<std::optional<std::vector<int>>> decided;
+};
+
+// SimGrid 3.32 crashes when an actor creates a Mutex (measured here), so every window, with its
+// mutex and condition variable, is made before the actors start.
+DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
+  const Program& p = ctx.program();
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) {
+        auto& w = windows_[{d->group, d->tag}];
+        if (!w) w = std::make_unique<Window>(*d, static_cast<int>(p.group(d->group).ranks.size()));
+      }
+}
+DynamicRunner::~DynamicRunner() = default;
+
+void DynamicRunner::run(int rank, const DynamicOp& op, OpRecord& record) {
+  record.idle_from_s = record.start_s;
+  if (op.rule == DynamicRule::gossip)
+    gossip(rank, op, record);
+  else
+    partial_reduce(rank, op, record);
+  record.end_s = now();
+}
+
+void DynamicRunner::gossip(int rank, const DynamicOp& op, OpRecord& record) {
+  const Group& group = ctx_.program().group(op.group);
+  const int members = static_cast<int>(group.ranks.size());
+  const std::int64_t round = gossip_round_[{rank, op.group, op.tag}]++;
+  const int partner_pos =
+      gossip_pairing(op.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
+  if (partner_pos < 0) {
+    record.idle_to_s = record.start_s;
+    return;
+  }
+  const int partner = group.ranks[static_cast<std::size_t>(partner_pos)];
+  const auto bytes = static_cast<std::uint64_t>(std::llround(op.bytes));
+  const int key = kGossipKey + op.group * 1024 + op.tag;
+  void* sender = nullptr;
+  auto in = ctx_.collective_mailbox(partner, rank, key)->get_async<void>(&sender);
+  record.transfer_start_s = now();
+  auto out = ctx_.collective_mailbox(rank, partner, key)->put_async(&record, bytes);
+  ctx_.routes().count_bytes(ctx_.device_of_rank(rank), ctx_.device_of_rank(partner),
+                            static_cast<double>(bytes));
+  record.bytes_sent = static_cast<double>(bytes);
+  out->wait();
+  in->wait();
+  const auto* other = static_cast<const OpRecord*>(sender);
+  record.idle_to_s = other ? std::max(record.start_s, other->transfer_start_s) : record.start_s;
+}
+
+DynamicRunner::Window& DynamicRunner::window(const DynamicOp& op) {
+  return *windows_.at({op.group, op.tag});
+}
+
+void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& record) {
+  Window& w = window(op);
+  const Group& group = ctx_.program().group(op.group);
+  const int pos = ctx_.position(op.group, rank);
+  std::vector<int> members;
+  {
+    std::unique_lock<sg4::Mutex> lock(*w.mutex);
+    w.rule.ready(pos, now());
+    w.changed->notify_all();  // a full window may now close at once
+    auto& mine = w.decided[static_cast<std::size_t>(pos)];
+    while (!mine) {
+      const auto closes = w.rule.closes_at_s();
+      if (closes && *closes <= now()) {
+        const auto formed = w.rule.close();
+        for (int m : formed) w.decided[static_cast<std::size_t>(m)] = formed;
+        std::vector<int> ranks;
+        for (int m : formed) ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
+        rounds_[{op.group, op.tag}].push_back({now(), ranks});
+        w.changed->notify_all();
+      } else if (closes) {
+        w.changed->wait_until(lock, *closes);
+      } else {
+        w.changed->wait(lock);
+      }
+    }
+    members = std::move(*mine);
+    mine.reset();
+  }
+  record.idle_to_s = now();
+  if (members.size() < 2) return;
+  Group sub{kPartialReduceKey + op.group * 1024 + op.tag, group.name + " (partial)", {}};
+  for (int m : members) sub.ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
+  const int me = static_cast<int>(std::find(members.begin(), members.end(), pos) - members.begin());
+  const auto steps = collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::ring,
+                                         static_cast<int>(members.size()), me, 0,
+                                         static_cast<std::size_t>(std::llround(op.bytes)));
+  record.transfer_start_s = now();
+  record.bytes_sent = replay_schedule(ctx_, rank, sub, steps);
+}
+
+}  // namespace geotrain::engine
