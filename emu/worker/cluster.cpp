@@ -91,6 +91,7 @@ void Cluster::barrier(const std::string& name) {
   }
   // The store lives in rank 0's process: rank 0 must not exit (taking the store with it) while
   // a peer still polls the count above, or that peer fails with "Connection reset by peer".
+  const auto seen_from = std::chrono::steady_clock::now();
   store_->add(key + "/seen", 1);
   while (rank_ == 0 && store_->add(key + "/seen", 0) < world_size_) {
     if (std::chrono::steady_clock::now() > deadline)
@@ -98,6 +99,12 @@ void Cluster::barrier(const std::string& name) {
                          static_cast<double>(timeout_.count()) / 1000);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // A peer's last "seen" is counted when its request reaches the store, but its reply is still
+  // on the (shaped, possibly 250 ms) way back. If rank 0 exited now, the peer would read a reset
+  // connection instead of the reply. Its request took at most the time rank 0 waited above, and
+  // the reply takes about as long again: linger twice that, plus a margin for scheduling.
+  if (rank_ == 0) std::this_thread::sleep_for(2 * (std::chrono::steady_clock::now() - seen_from) +
+                                              std::chrono::milliseconds(200));
 }
 
 }  // namespace geotrain
