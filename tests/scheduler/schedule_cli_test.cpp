@@ -74,7 +74,7 @@ TEST_CASE("schedule writes an assignment that --evaluate scores to the printed c
   CHECK(std::string(std::istreambuf_iterator<char>(x), {}) == std::string(std::istreambuf_iterator<char>(y), {}));
 }
 
-TEST_CASE("--evaluate of the identity groups: one city per stage group", "[scheduler][cli]") {
+TEST_CASE("evaluate of the identity groups: one city per stage group", "[scheduler][cli]") {
   const fs::path f = scratch("identity.json");
   write(f, groups_json());
   const Run e = run("schedule " + kCase5 + " --evaluate " + f.string());
