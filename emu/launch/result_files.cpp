@@ -7,26 +7,12 @@
 #include <cmath>
 
 #include "emu/launch/run_results.hpp"
+#include "sim/common/csv.hpp"
 
 namespace geotrain::emu {
 
 namespace {
 
-const char* op_type(const Op& op) {
-  if (op.as<ComputeOp>()) return "compute";
-  if (op.as<SendOp>()) return "send";
-  if (op.as<RecvOp>()) return "recv";
-  if (op.as<CollectiveOp>()) return "collective";
-  if (op.as<WaitOp>()) return "wait";
-  return "dynamic";
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 // A rank's rows in (step, op) order: workers record nonblocking ops when they complete.
 std::vector<const RankOpRow*> ordered(const std::vector<RankOpRow>& rows) {
@@ -53,7 +39,7 @@ void write_ops_csv(const Program& program, const RankMeasurements& m, std::ostre
       if (const auto* v = op.as<RecvOp>()) peer = std::to_string(v->peer);
       if (const auto* c = op.as<CollectiveOp>()) group = program.group(c->group).name;
       fmt::print(out, "{},{},{},{},{},{},{},{},{},{},,{},{},{}\n", r,
-                 program.device_of_rank[static_cast<std::size_t>(r)], row->step, row->op, op_type(op),
+                 program.device_of_rank[static_cast<std::size_t>(r)], row->step, row->op, op_type_name(op),
                  csv_field(op.label), op.nonblocking ? 1 : 0, num(row->start_s), num(row->end_s),
                  num(row->end_s - row->start_s), row->bytes < 0 ? "" : fmt::format("{}", row->bytes),
                  peer, csv_field(group));
@@ -89,7 +75,7 @@ void write_trace(const Program& program, const RankMeasurements& m, std::ostream
       fmt::print(out,
                  R"j({{"ph": "X", "name": {}, "cat": "{}", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, )j"
                  R"j("args": {{"iteration": {}, "op": {}, "bytes_sent": {}}}}})j",
-                 nlohmann::json(op.label).dump(), op_type(op), r, op.nonblocking ? 1 : 0,
+                 nlohmann::json(op.label).dump(), op_type_name(op), r, op.nonblocking ? 1 : 0,
                  row->start_s * 1e6, (row->end_s - row->start_s) * 1e6, row->step, row->op,
                  row->bytes < 0 ? std::string("null") : fmt::format("{}", row->bytes));
     }

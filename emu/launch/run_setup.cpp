@@ -17,30 +17,12 @@
 #include "emu/net/emu_cluster.hpp"
 #include "emu/net/netns_util.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/provenance.hpp"
 #include "sim/engine/run_directory.hpp"
 
 namespace geotrain::emu {
 
 namespace {
-
-std::string command_output(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::array<char, 256> buf{};
-  std::string out;
-  while (fgets(buf.data(), buf.size(), pipe.get()) != nullptr) out += buf.data();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string git_sha() {
-  const std::string dir = GEOTRAIN_SOURCE_DIR;
-  std::string sha = command_output(fmt::format("git -C '{}' rev-parse HEAD 2>/dev/null", dir));
-  if (sha.empty()) return "unknown";
-  if (!command_output(fmt::format("git -C '{}' status --porcelain --untracked-files=no 2>/dev/null", dir)).empty())
-    sha += "-dirty";
-  return sha;
-}
 
 // A cluster name of its own per run, so runs never collide with each other or with `emu up`.
 std::string run_cluster_name(const Scenario& s) {

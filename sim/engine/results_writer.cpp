@@ -11,47 +11,15 @@
 #include <fstream>
 #include <memory>
 
+#include "sim/common/csv.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/provenance.hpp"
 #include "sim/engine/trace_writer.hpp"
 
 namespace geotrain::engine {
 
 namespace {
 
-const char* op_type(const Op& op) {
-  if (op.as<ComputeOp>()) return "compute";
-  if (op.as<SendOp>()) return "send";
-  if (op.as<RecvOp>()) return "recv";
-  if (op.as<CollectiveOp>()) return "collective";
-  if (op.as<WaitOp>()) return "wait";
-  return "dynamic";
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string command_output(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::array<char, 256> buf{};
-  std::string out;
-  while (fgets(buf.data(), buf.size(), pipe.get()) != nullptr) out += buf.data();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string git_sha() {
-  const std::string dir = GEOTRAIN_SOURCE_DIR;
-  std::string sha = command_output(fmt::format("git -C '{}' rev-parse HEAD 2>/dev/null", dir));
-  if (sha.empty()) return "unknown";
-  if (!command_output(fmt::format("git -C '{}' status --porcelain --untracked-files=no 2>/dev/null", dir)).empty())
-    sha += "-dirty";
-  return sha;
-}
 
 nlohmann::ordered_json split_stats(const std::vector<RankSplit>& ranks, double RankSplit::*field) {
   double lo = 1e300, hi = 0, sum = 0;
@@ -125,7 +93,7 @@ void write_ops_csv(const Program& program, const SimulationResult& result, std::
         if (const auto* v = op.as<RecvOp>()) peer = std::to_string(v->peer);
         if (const auto* c = op.as<CollectiveOp>()) group = program.group(c->group).name;
         fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r,
-                   program.device_of_rank[static_cast<std::size_t>(r)], it, i, op_type(op),
+                   program.device_of_rank[static_cast<std::size_t>(r)], it, i, op_type_name(op),
                    csv_field(op.label), op.nonblocking ? 1 : 0, o.start_s, o.end_s,
                    o.end_s - o.start_s, o.idle_s, o.bytes_sent, peer, csv_field(group));
       }

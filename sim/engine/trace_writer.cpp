@@ -9,14 +9,6 @@ namespace geotrain::engine {
 
 namespace {
 
-const char* category(const Op& op) {
-  if (op.as<ComputeOp>()) return "compute";
-  if (op.as<SendOp>()) return "send";
-  if (op.as<RecvOp>()) return "recv";
-  if (op.as<CollectiveOp>()) return "collective";
-  if (op.as<WaitOp>()) return "wait";
-  return "dynamic";
-}
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -47,7 +39,7 @@ void write_trace(const Program& program, const SimulationResult& result, std::os
         fmt::print(out,
                    R"j({{"ph": "X", "name": {}, "cat": "{}", "pid": {}, "tid": {}, "ts": {}, "dur": {}, )j"
                    R"j("args": {{"iteration": {}, "op": {}, "bytes_sent": {}, "idle_s": {}}}}})j",
-                   quoted(op.label), category(op), r, op.nonblocking ? 1 : 0, o.start_s * 1e6,
+                   quoted(op.label), op_type_name(op), r, op.nonblocking ? 1 : 0, o.start_s * 1e6,
                    (o.end_s - o.start_s) * 1e6, it, i, o.bytes_sent, o.idle_s);
       }
   out << "\n]}\n";

@@ -65,4 +65,13 @@ const char* to_string(DynamicRule r) {
   return "?";
 }
 
+const char* op_type_name(const Op& op) {
+  if (op.as<ComputeOp>()) return "compute";
+  if (op.as<SendOp>()) return "send";
+  if (op.as<RecvOp>()) return "recv";
+  if (op.as<CollectiveOp>()) return "collective";
+  if (op.as<WaitOp>()) return "wait";
+  return "dynamic";
+}
+
 }  // namespace geotrain

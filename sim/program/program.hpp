@@ -129,4 +129,7 @@ struct Program {
   const Group& group(GroupId id) const { return groups.at(static_cast<std::size_t>(id)); }
 };
 
+// The op's type as results files name it: compute, send, recv, collective, wait, dynamic.
+const char* op_type_name(const Op& op);
+
 }  // namespace geotrain
