@@ -38,6 +38,12 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const std::strin
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(o.sim_iterations)};
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
+  // Model the collectives the measured run used (emulate --collectives may override the scenario).
+  if (std::ifstream in(measured + "/summary.json"); in) {
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_object() && j.contains("collectives") && j["collectives"].is_string())
+      args.insert(args.end(), {"--set", "emulation.collectives=" + j["collectives"].get<std::string>()});
+  }
   const std::string profile = fs::absolute(measured + "/compute_profile.json").string();
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
   if (o.model_effects) {

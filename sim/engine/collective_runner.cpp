@@ -9,22 +9,24 @@
 
 #include "sim/common/error.hpp"
 #include "sim/engine/aggregated_ring.hpp"
+#include "sim/engine/gloo_replay.hpp"
 #include "sim/engine/schedule_replay.hpp"
 #include "sim/program/collective_schedule.hpp"
+#include "sim/program/gloo_algorithms.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
-CollectiveAlgorithm modelled_algorithm(CollectiveAlgorithm a) {
-  return a == CollectiveAlgorithm::library ? CollectiveAlgorithm::ring : a;
+CollectiveAlgorithm modelled_algorithm(const CollectiveOp& op, const EngineSettings& settings) {
+  return settings.library_collectives ? CollectiveAlgorithm::library : op.algorithm;
 }
 
 bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings) {
   const bool ring_kind = op.kind == CollectiveKind::allreduce ||
                          op.kind == CollectiveKind::reduce_scatter ||
                          op.kind == CollectiveKind::allgather;
-  return ring_kind && modelled_algorithm(op.algorithm) == CollectiveAlgorithm::ring &&
+  return ring_kind && modelled_algorithm(op, settings) == CollectiveAlgorithm::ring &&
          group_size > settings.aggregate_collectives_above;
 }
 
@@ -40,7 +42,7 @@ std::size_t element_count(double bytes) { return static_cast<std::size_t>(std::l
 
 }  // namespace
 
-void check_collectives(const Program& program) {
+void check_collectives(const Program& program, const EngineSettings& settings) {
   std::vector<std::string> problems;
   std::set<std::tuple<int, int, std::size_t>> seen;  // (kind, algorithm, size): one check each
   for (std::size_t r = 0; r < program.ranks.size(); ++r) {
@@ -54,11 +56,13 @@ void check_collectives(const Program& program) {
                                        i, program.ranks[r][i].label, c->root, g.name));
         continue;
       }
-      const auto algorithm = modelled_algorithm(c->algorithm);
-      if (!seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), g.ranks.size()).second)
-        continue;
+      const auto algorithm = modelled_algorithm(*c, settings);
+      const int n = static_cast<int>(g.ranks.size());
       try {
-        collective_schedule(c->kind, algorithm, static_cast<int>(g.ranks.size()), 0, root, 1);
+        if (algorithm == CollectiveAlgorithm::library)  // size matters (equal allgather chunks)
+          gloo_actions(c->kind, n, 0, root, element_count(c->bytes));
+        else if (seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), n).second)
+          collective_schedule(c->kind, algorithm, n, 0, root, 1);
       } catch (const InputError& e) {
         for (const auto& line : e.problems())
           problems.push_back(fmt::format("rank {} op {} '{}': {}", r, i, program.ranks[r][i].label, line));
@@ -80,7 +84,14 @@ void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord&
     record.bytes_sent = run_aggregated_ring(ctx, rank, op, instance);
     return;
   }
-  const auto steps = collective_schedule(op.kind, modelled_algorithm(op.algorithm), n, position,
+  const auto algorithm = modelled_algorithm(op, ctx.settings());
+  if (algorithm == CollectiveAlgorithm::library) {
+    record.bytes_sent = replay_gloo(ctx, rank, g,
+                                    gloo_actions(op.kind, n, position, root_position(g, op.root),
+                                                 element_count(op.bytes)));
+    return;
+  }
+  const auto steps = collective_schedule(op.kind, algorithm, n, position,
                                          root_position(g, op.root), element_count(op.bytes));
   record.bytes_sent = replay_schedule(ctx, rank, g, steps);
 }

@@ -4,17 +4,20 @@
 //    simulation.aggregate_collectives_above members: the aggregated ring (aggregated_ring.hpp);
 //  - everything else: the point-to-point steps of sim/program/collective_schedule.hpp replayed
 //    message by message (schedule_replay.hpp), the same steps the emulator's worker runs.
-// `library` is modelled as ring (Gloo's default all-reduce over TCP is a ring).
+//  - algorithm `library` (or every collective, with emulation.collectives: gloo): Gloo's own
+//    algorithm as the worker's LibTorch runs it, segments and two-in-flight window included
+//    (sim/program/gloo_algorithms.hpp, replayed by gloo_replay.hpp).
 #include "sim/engine/sim_context.hpp"
 
 namespace geotrain::engine {
 
-CollectiveAlgorithm modelled_algorithm(CollectiveAlgorithm a);
+// The algorithm the emulator would run for `op`: library for all under library_collectives.
+CollectiveAlgorithm modelled_algorithm(const CollectiveOp& op, const EngineSettings& settings);
 bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings);
 
 // Checks, before the simulation starts, that every collective of the program has a schedule
 // (throws InputError naming the rank, op and what is unsupported).
-void check_collectives(const Program& program);
+void check_collectives(const Program& program, const EngineSettings& settings);
 
 void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord& record);
 

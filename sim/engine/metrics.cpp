@@ -140,7 +140,7 @@ void bytes(SimContext& ctx, SimulationResult& res) {
         auto& cb = coll[{g.name, op.label}];
         if (cb.instances == 0) {
           const int n = static_cast<int>(g.ranks.size());
-          cb = {g.name, op.label, to_string(c->kind), to_string(modelled_algorithm(c->algorithm)), n, 0, 0};
+          cb = {g.name, op.label, to_string(c->kind), to_string(modelled_algorithm(*c, ctx.settings())), n, 0, 0};
           if (uses_aggregated_ring(*c, n, ctx.settings())) cb.algorithm += " (aggregated)";
         }
         ++cb.instances;

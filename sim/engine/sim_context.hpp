@@ -34,6 +34,8 @@ struct EngineSettings {
   // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
   int aggregate_collectives_above = 64;
   bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
+  // emulation.collectives == gloo: the worker runs every collective with Gloo's own algorithm.
+  bool library_collectives = false;
   StragglerSpec stragglers;  // seeded sleeps before forward/backward ops (straggler_schedule.hpp)
 };
 
@@ -80,6 +82,9 @@ class SimContext {
   // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
   // one-way delay later (the route's latency, not a model's transfer latency).
   void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
+  // When rank src's byte stream (one TCP connection) to rank dst is free again: messages on one
+  // connection leave back to back, not side by side (gloo_replay.hpp).
+  double& stream_free_at(int src, int dst) { return stream_free_at_[{src, dst}]; }
 
  private:
   TransferModel transfer_model() const;
@@ -96,6 +101,7 @@ class SimContext {
   std::map<std::tuple<int, int, int, int>, simgrid::s4u::Mailbox*> mailboxes_;
   std::map<std::tuple<int, int, int>, std::shared_ptr<Lane>> lanes_;
   std::map<std::pair<int, int>, long> sequence_;
+  std::map<std::pair<int, int>, double> stream_free_at_;
   std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
   std::vector<bool> finished_;
   Rendezvous rendezvous_;

@@ -49,6 +49,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
   e.rendezvous = s.simulation.rendezvous;
+  e.library_collectives = s.emulation.collectives == "gloo";
   e.stragglers = s.stragglers;
   return e;
 }
@@ -57,13 +58,13 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
 
 SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options, const ComputeSeconds& compute) {
-  check_collectives(program);
   // payload_efficiency: links carry payload at that share of their (shaped) wire rate.
   const Topology network = scenario.network.scaled(
       scenario.emulation.bandwidth_scale * scenario.simulation.payload_efficiency,
       scenario.emulation.delay_scale);
   check_devices(program, network);
   const EngineSettings settings = settings_for(scenario, options);
+  check_collectives(program, settings);
 
   auto args = simgrid_arguments(settings.network_model, settings.tcp_buffer_bytes,
                                 3 * program.world_size > kManyActors);
