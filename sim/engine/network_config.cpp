@@ -16,7 +16,9 @@ std::vector<std::string> simgrid_arguments(NetworkModel model, double tcp_buffer
     args.emplace_back("--cfg=network/crosstraffic:0");
   } else {
     args.emplace_back("--cfg=network/model:LV08");
-    args.emplace_back(fmt::format("--cfg=network/TCP-gamma:{}", tcp_buffer_bytes));
+    args.emplace_back("--cfg=network/latency-factor:1");
+    args.emplace_back("--cfg=network/bandwidth-factor:1");
+    args.emplace_back(fmt::format("--cfg=network/TCP-gamma:{}", tcp_window_bytes(tcp_buffer_bytes)));
   }
   // Actor code here is shallow (no recursion): small stacks keep 10,000+ actors cheap, and
   // without guard pages the kernel's memory-map limit is not hit beyond ~32k actors.
@@ -33,23 +35,16 @@ const char* network_model_name(NetworkModel model) {
 
 namespace geotrain::engine {
 
-namespace {
-// SimGrid's LV08 calibration (Velho & Legrand): the defaults of network/latency-factor and
-// network/bandwidth-factor when network/model is LV08.
-constexpr double kLv08LatencyFactor = 13.01;
-constexpr double kLv08BandwidthFactor = 0.97;
-}  // namespace
+double tcp_window_bytes(double tcp_buffer_bytes) { return tcp_buffer_bytes / 2; }
 
-double TransferModel::latency_s(double route_latency_s) const {
-  return model == NetworkModel::flow ? route_latency_s : kLv08LatencyFactor * route_latency_s;
-}
+double TransferModel::latency_s(double route_latency_s) const { return route_latency_s; }
 
 double TransferModel::rate_Bps(double route_latency_s, double route_bandwidth_Bps) const {
   if (model == NetworkModel::flow) return route_bandwidth_Bps;
   double rate = route_bandwidth_Bps;
-  if (tcp_gamma_bytes > 0 && route_latency_s > 0)
-    rate = std::min(rate, tcp_gamma_bytes / (2 * route_latency_s));
-  return kLv08BandwidthFactor * rate;  // SimGrid scales the window bound by the factor too
+  const double window = tcp_window_bytes(tcp_buffer_bytes);
+  if (window > 0 && route_latency_s > 0) rate = std::min(rate, window / (2 * route_latency_s));
+  return rate;
 }
 
 double TransferModel::seconds(double route_latency_s, double route_bandwidth_Bps,

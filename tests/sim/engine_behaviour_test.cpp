@@ -43,9 +43,23 @@ TEST_CASE("tcp model: a window-bound flow on a 150 ms link is several times slow
   CHECK(flow_run.summary["network_model"] == "flow");
   CHECK(tcp_run.summary["network_model"] == "tcp");
   CHECK(tcp_run.makespan() > 3 * flow_run.makespan());
-  // LV08's closed form (network_config.hpp) is what the aggregated ring uses under tcp.
+  // Window = half the buffer (2 MiB): rate 2 MiB / 0.3 s, whatever the link's 1 Gbit/s.
+  const double window_rate = 2.0 * 1024 * 1024 / (2 * 0.150);
+  CHECK(tcp_run.makespan() == Approx(0.150 + bytes / window_rate).epsilon(1e-2));
+  // The same closed form is what the aggregated ring uses under tcp.
   engine::TransferModel m{NetworkModel::tcp, s.tcp_buffer_bytes};
   CHECK(tcp_run.makespan() == Approx(m.seconds(0.150, 1.25e8, bytes)).epsilon(1e-2));
+}
+
+TEST_CASE("tcp model: a flow under its window pays no slow-start latency factor", "[sim][tcp]") {
+  // Long-lived connections (tcp_slow_start_after_idle = 0): latency + bytes / bandwidth, as flow.
+  Scenario s = uniform_scenario(2, 0.150, 2.5e6);  // 20 Mbit/s: BDP 0.75 MB << 32 MiB window
+  const double bytes = 220e3;
+  engine::SimulationOptions tcp;
+  tcp.network_model = NetworkModel::tcp;
+  const auto tcp_run = simulate_in_child(s, one_transfer(bytes), tcp, tflop_seconds());
+  REQUIRE(tcp_run.ok);
+  CHECK(tcp_run.makespan() == Approx(0.150 + bytes / 2.5e6).epsilon(1e-3));
 }
 
 TEST_CASE("same scenario and seed give byte-identical result files", "[sim][determinism]") {
