@@ -45,17 +45,6 @@ int loss_rank(const Program& p, int layers) {
   return p.world_size - 1;
 }
 
-// The worker does not run the decentralized strategies yet (no gossip/partial reduce, no DiLoCo
-// outer step, HetPipe's pushes/pulls would be read as activations): refuse before anything is
-// created instead of failing minutes later or measuring the wrong thing.
-void refuse_unsupported(const Scenario& s, const Program& p) {
-  for (const char* name : {"diloco", "adpsgd", "sdpipe-preduce", "hetpipe"})
-    if (p.strategy == name)
-      throw InputError(fmt::format("{}: strategy.name = '{}': the emulator's worker does not run "
-                                   "this strategy yet (geotrain simulate does)",
-                                   s.path, p.strategy));
-}
-
 // Checks a sample of links against the scenario; throws Error naming the links that are off.
 void check_links(const Scenario& s, const RunCluster& cluster, const EmulateOptions& o,
                  const std::string& dir) {
@@ -150,7 +139,6 @@ EmulateResult run_emulation(const EmulateOptions& options) {
     throw InputError(fmt::format("{}: placement.kind = 'scheduler': geotrain emulate does not run the "
                                  "scheduler (expected identity, random or file)", s.path));
   const Program program = build_program(s);
-  refuse_unsupported(s, program);
   const int steps = o.steps > 0 ? o.steps : s.training.steps;
   const std::string collectives = o.collectives.empty() ? s.emulation.collectives : o.collectives;
   if (o.warmup >= steps) o.warmup = steps > 1 ? 1 : 0;

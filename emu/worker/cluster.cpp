@@ -23,7 +23,8 @@ std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.
 }  // namespace
 
 Cluster::Cluster(const ClusterOptions& o, const Program& program)
-    : rank_(o.rank),
+    : options_(o),
+      rank_(o.rank),
       world_size_(program.world_size),
       timeout_(static_cast<std::int64_t>(o.timeout_s * 1000)) {
   c10d::TCPStoreOptions so;
@@ -74,6 +75,15 @@ int Cluster::position(GroupId id) const {
   if (it == positions_.end())
     throw InputError(fmt::format("rank {} is not a member of group {}", rank_, id));
   return it->second;
+}
+
+c10::intrusive_ptr<c10d::Store> Cluster::connect_store() const {
+  c10d::TCPStoreOptions so;
+  so.port = static_cast<std::uint16_t>(options_.store_port);
+  so.isServer = false;
+  so.waitWorkers = false;
+  so.timeout = timeout_;
+  return c10::make_intrusive<c10d::TCPStore>(options_.store_addr, so);
 }
 
 double Cluster::now_s() const { return static_cast<double>(steady_ns() - epoch_ns_) * 1e-9; }

@@ -37,10 +37,15 @@ class Cluster {
   // Seconds since the run's common epoch: rank 0's steady clock at start-up, shared through the
   // store. All ranks of an emulated cluster run on one kernel, so CLOCK_MONOTONIC is common.
   double now_s() const;
+  // The run's TCPStore (shared by this process's threads) and a fresh client connection to it,
+  // for a thread that polls it (the partial-reduce coordinator).
+  c10d::Store& store() { return *store_; }
+  c10::intrusive_ptr<c10d::Store> connect_store() const;
   // Blocks until every rank has arrived (store counter; no traffic on the measured links).
   void barrier(const std::string& name);
 
  private:
+  ClusterOptions options_;
   int rank_;
   int world_size_;
   std::chrono::milliseconds timeout_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -49,15 +50,40 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
       stage_(job.model, plan_.layer_begin, plan_.layer_end, job.tie_embeddings, options.seed),
       optimizer_(make_optimizer(job, stage_.parameters())),
       measurements_(options.rank, {}, {}),
-      ops_(job.program.ranks.at(static_cast<std::size_t>(options.rank))) {
+      ops_(job.program.ranks.at(static_cast<std::size_t>(options.rank))),
+      stragglers_(job.stragglers) {
   std::vector<std::string> labels, kinds;
   double slice_bytes = 0;
   const double grad_bytes = static_cast<double>(dtype_bytes(job.model.gradient_dtype));
-  for (const auto& op : ops_) {
+  // DiLoCo's pseudo-gradient: an `other` Compute op with an outer_optimizer op after it and no
+  // inner optimizer step between them.
+  pseudo_gradient_op_.assign(ops_.size(), false);
+  for (std::size_t i = ops_.size(); i-- > 0;) {
+    const auto* c = ops_[i].as<ComputeOp>();
+    if (!c) continue;
+    if (c->kind == ComputeKind::outer_optimizer) {
+      has_outer_ = true;
+      for (std::size_t j = i; j-- > 0;) {
+        const auto* b = ops_[j].as<ComputeOp>();
+        if (b && b->kind == ComputeKind::optimizer) break;
+        if (b && b->kind == ComputeKind::other) {
+          pseudo_gradient_op_[j] = true;
+          break;
+        }
+      }
+    }
+  }
+  bool pseudo = false;
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    const auto& op = ops_[i];
     labels.push_back(op.label);
     kinds.push_back(kind_name(op));
+    if (pseudo_gradient_op_[i]) pseudo = true;
+    if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::outer_optimizer) pseudo = false;
     if (const auto* c = op.as<CollectiveOp>()) {
-      if (completes_gradient_slice(c->kind)) slice_bytes += c->bytes;
+      // The pseudo-gradient travels in the wire dtype: count its slice in gradient-dtype bytes.
+      const double scale = pseudo ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype)) : 1;
+      if (completes_gradient_slice(c->kind)) slice_bytes += c->bytes * scale;
       if (!executors_.count(c->group)) executors_[c->group] = std::make_unique<SerialExecutor>();
     }
   }
@@ -72,6 +98,7 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
                                  options.rank, slice_bytes, plan_.stage, plan_.layer_begin,
                                  plan_.layer_end, stage_.parameter_count(), params_bytes,
                                  dtype_name(job.model.gradient_dtype)));
+  start_coordinators();
 }
 
 std::pair<torch::Tensor, torch::Tensor> Interpreter::batch(int mb) const {
@@ -84,7 +111,9 @@ std::pair<torch::Tensor, torch::Tensor> Interpreter::batch(int mb) const {
   for (int j = 0; j < slice.sequences; ++j) {
     // DistributedSampler: replica r reads sequences r, r + R, ... of the global batch.
     const auto local = static_cast<std::uint64_t>(slice.offset + j);
-    const auto global = static_cast<std::uint64_t>(step_) * static_cast<std::uint64_t>(plan_.global_sequences) +
+    const auto data_step = static_cast<std::uint64_t>(step_) * static_cast<std::uint64_t>(plan_.passes) +
+                           static_cast<std::uint64_t>(pass_);
+    const auto global = data_step * static_cast<std::uint64_t>(plan_.global_sequences) +
                         local * static_cast<std::uint64_t>(plan_.replicas) + static_cast<std::uint64_t>(plan_.replica);
     const auto seq = source_.sequence(global, S + 1);
     std::copy(seq.begin(), seq.end() - 1, tk + static_cast<std::ptrdiff_t>(j) * S);
@@ -97,11 +126,14 @@ void Interpreter::run_step(int step) {
   step_ = step;
   grad_cursor_ = 0;
   loss_ = 0;
+  pass_ = passes_seen_ = 0;
   const double start = cluster_.now_s();
+  if (has_outer_) round_start_ = flat_weights();  // one DiLoCo outer round per iteration
   for (std::size_t i = 0; i < ops_.size(); ++i) execute(static_cast<int>(i), ops_[i]);
   while (!pending_.empty()) complete(pending_.begin()->first);  // ops the Program never waited
   const double time_s = cluster_.now_s() - start;
-  const double tokens = static_cast<double>(plan_.global_sequences) * job_.model.seq_len;
+  loss_ /= plan_.passes;  // the mean over the iteration's passes (DiLoCo's inner steps)
+  const double tokens = static_cast<double>(plan_.global_sequences) * plan_.passes * job_.model.seq_len;
   measurements_.record_iteration(
       {step, time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s});
   if (progress_) progress_->end_step(time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s);
@@ -113,7 +145,11 @@ void Interpreter::execute(int i, const Op& op) {
     const double start = cluster_.now_s();
     Pending p;
     if (const auto* c = op.as<ComputeOp>()) {
-      compute(*c);
+      // The simulator's seeded straggler sleep, inside the op's time as there.
+      if (const double sleep = stragglers_.sleep_s(options_.rank, step_, i, op); sleep > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(sleep));
+      if (pseudo_gradient_op_[static_cast<std::size_t>(i)]) pseudo_gradient();
+      else compute(*c);
     } else if (const auto* s = op.as<SendOp>()) {
       p = send(i, *s);
     } else if (const auto* r = op.as<RecvOp>()) {
@@ -123,8 +159,8 @@ void Interpreter::execute(int i, const Op& op) {
     } else if (const auto* w = op.as<WaitOp>()) {
       for (int j : w->ops)
         if (pending_.count(j)) complete(j);
-    } else {
-      throw InputError("dynamic ops (partial reduce, gossip) are not implemented by the worker");
+    } else if (const auto* d = op.as<DynamicOp>()) {
+      p.bytes = dynamic(i, *d);
     }
     p.start_s = start;
     const bool in_flight = !p.works.empty() || p.future.valid();
@@ -163,6 +199,8 @@ void Interpreter::wait_for_transfer(int mb, Carries what) {
 void Interpreter::compute(const ComputeOp& c) {
   const int L = job_.model.layers;
   if (c.kind == ComputeKind::forward) {
+    if (c.micro_batch == plan_.micro_batches.front().id && c.layer_begin == plan_.layer_begin)
+      pass_ = passes_seen_++;
     torch::Tensor input, targets;
     if (c.layer_begin == 0) {
       std::tie(input, targets) = batch(c.micro_batch);
@@ -192,8 +230,14 @@ void Interpreter::compute(const ComputeOp& c) {
     if (grad_cursor_ != 0 && grad_cursor_ != stage_.parameter_count())
       throw InputError(fmt::format("optimizer step after collectives covered {} of {} gradient "
                                    "elements", grad_cursor_, stage_.parameter_count()));
+    if (!pushed_.empty()) {  // HetPipe's server applies a virtual worker's pushed gradients
+      stage_.flat_grad().copy_(pushed_.front());
+      pushed_.pop_front();
+    }
     optimizer_->step();
     stage_.flat_grad().zero_();
+  } else if (c.kind == ComputeKind::outer_optimizer) {
+    outer_step();
   } else if (c.kind == ComputeKind::other) {
     // e.g. the parameter server's "average" op: the worker averages inside the gather that
     // completes the sum (collective_runner.hpp), so there is nothing left to compute here.
@@ -260,6 +304,7 @@ void run_worker(const WorkerJob& job, const WorkerOptions& options) {
       log::info("emu.worker", "{:.3f} rank {}: step {} done in {:.3f} s, loss {:.4f}",
                 cluster->now_s(), options.rank, step, it.time_s, it.loss);
     }
+    interpreter->finish();  // coordinators serve peers that may still be in their last step
     cluster->barrier("end");
   } catch (...) {
     interpreter.release();

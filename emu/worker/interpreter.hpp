@@ -4,6 +4,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <deque>
 #include <memory>
 
 #include <torch/torch.h>
@@ -13,9 +14,11 @@
 #include "emu/worker/gpt_stage.hpp"
 #include "emu/worker/markov_source.hpp"
 #include "emu/worker/measurements.hpp"
+#include "emu/worker/preduce_coordinator.hpp"
 #include "emu/worker/rank_plan.hpp"
 #include "emu/worker/serial_executor.hpp"
 #include "emu/worker/worker.hpp"
+#include "sim/workload/straggler_schedule.hpp"
 
 namespace geotrain {
 
@@ -23,7 +26,10 @@ class Interpreter {
  public:
   Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster);
 
+  ~Interpreter();
   void run_step(int step);  // one iteration of the Program
+  // Waits until the partial-reduce coordinators this rank hosts have served every arrival.
+  void finish();
   const Measurements& measurements() const { return measurements_; }
   const RankPlan& plan() const { return plan_; }
   const MarkovSource& source() const { return source_; }
@@ -48,6 +54,16 @@ class Interpreter {
   Pending recv(int i, const RecvOp& r);
   Pending collective(const CollectiveOp& c);
   void complete(int i);  // waits for op i, records it
+  // Dynamic ops and DiLoCo's outer step (interpreter_dynamic.cpp).
+  void start_coordinators();
+  double dynamic(int i, const DynamicOp& d);
+  double gossip(int i, const DynamicOp& d, torch::Tensor& buffer);
+  double partial_reduce(int i, const DynamicOp& d, torch::Tensor& buffer);
+  void pseudo_gradient();
+  void outer_step();
+  torch::Tensor flat_weights();
+  void set_weights(const torch::Tensor& flat);
+  DType wire_dtype() const;  // of gradient collectives / dynamic ops at this point of the Program
   void wait_for_transfer(int mb, Carries what);
   std::pair<torch::Tensor, torch::Tensor> batch(int mb) const;  // tokens, targets
   [[noreturn]] void fail(int i, const std::string& what, bool timeout) const;
@@ -70,6 +86,16 @@ class Interpreter {
   std::map<int, Pending> pending_;
   std::map<int, torch::Tensor> act_out_, grad_out_, act_in_, grad_in_;  // per micro-batch
   std::map<std::pair<int, int>, int> transfer_op_;  // (micro-batch, Carries) -> recv op index
+
+  StragglerSchedule stragglers_;
+  int pass_ = 0, passes_seen_ = 0;  // pass over the micro-batches within the iteration
+  std::vector<bool> pseudo_gradient_op_;  // per op: DiLoCo's pseudo-gradient (kind other)
+  bool has_outer_ = false;
+  bool pseudo_phase_ = false;  // between the pseudo-gradient and the outer step
+  torch::Tensor round_start_, outer_momentum_;  // DiLoCo: weights at round start, Nesterov buffer
+  std::deque<torch::Tensor> pushed_;  // HetPipe server: received gradients, in Wait order
+  std::map<std::pair<GroupId, int>, std::int64_t> dynamic_round_;  // (group, tag) -> runs so far
+  std::vector<std::unique_ptr<PreduceCoordinator>> coordinators_;
 };
 
 }  // namespace geotrain

@@ -24,6 +24,21 @@ void check_bytes(int rank, int i, const Op& op, double program_bytes, double ten
 }  // namespace
 
 Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
+  const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  if (what == Carries::gradients || what == Carries::weights) {
+    // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
+    // keeps none) or its weights (the server's reply), in the gradient dtype.
+    const auto type = scalar_type(job_.model.gradient_dtype);
+    auto wire = (what == Carries::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
+    if (what == Carries::gradients) stage_.flat_grad().zero_();
+    check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], s.bytes, static_cast<double>(wire.nbytes()));
+    std::vector<torch::Tensor> v{wire};
+    Pending p;
+    p.works.push_back(cluster_.world().send(v, s.peer, s.tag));
+    p.bytes = static_cast<double>(wire.nbytes());
+    p.keep_alive = wire;
+    return p;
+  }
   const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
   auto& from = plan_.carries[static_cast<std::size_t>(i)] == Carries::activation ? act_out_ : grad_out_;
   const auto it = from.find(mb);
@@ -43,6 +58,19 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
 
 Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
   const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  if (what == Carries::gradients || what == Carries::weights) {
+    auto wire = torch::empty({stage_.parameter_count()}, scalar_type(job_.model.gradient_dtype));
+    check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));
+    std::vector<torch::Tensor> v{wire};
+    Pending p;
+    p.works.push_back(cluster_.world().recv(v, r.peer, r.tag));
+    // Pushed gradients wait for the server's next optimizer op; pulled weights replace ours.
+    if (what == Carries::gradients)
+      p.on_done = [this, wire] { pushed_.push_back(wire.to(torch::kFloat32)); };
+    else
+      p.on_done = [this, wire] { set_weights(wire.to(torch::kFloat32)); };
+    return p;
+  }
   const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
   const std::int64_t n = plan_.micro_batch(mb).sequences;
   auto wire = torch::empty({n, job_.model.seq_len, job_.model.d_model}, scalar_type(job_.model.dtype));
@@ -57,7 +85,8 @@ Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
 }
 
 Interpreter::Pending Interpreter::collective(const CollectiveOp& c) {
-  const auto gbytes = static_cast<double>(dtype_bytes(job_.model.gradient_dtype));
+  const DType wire_dt = wire_dtype();
+  const auto gbytes = static_cast<double>(dtype_bytes(wire_dt));
   const auto elements = static_cast<std::int64_t>(c.bytes / gbytes);
   if (static_cast<double>(elements) * gbytes != c.bytes ||
       grad_cursor_ + elements > stage_.parameter_count())
@@ -70,7 +99,7 @@ Interpreter::Pending Interpreter::collective(const CollectiveOp& c) {
   p.end_s = std::make_shared<double>(0);
   p.sent = std::make_shared<double>(0);
   const bool library = options_.library_collectives;
-  const auto wire_type = scalar_type(job_.model.gradient_dtype);
+  const auto wire_type = scalar_type(wire_dt);
   p.future = executors_.at(c.group)->submit(
       [this, c, slice, library, wire_type, end = p.end_s, sent = p.sent]() mutable {
         auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);

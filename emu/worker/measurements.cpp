@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/common/error.hpp"
 
@@ -41,6 +42,14 @@ void Measurements::write(const std::string& dir) const {
   for (const auto& r : iterations_)
     its << fmt::format("{},{:.9f},{},{}\n", r.step, r.time_s, number(r.loss), number(r.tokens_per_s));
   if (!ops || !its) throw Error(fmt::format("cannot write {} / {}", ops_path, it_path));
+  if (dynamic_.empty()) return;
+  const auto dyn_path = fmt::format("{}/dynamic.csv", dir);
+  std::ofstream dyn(dyn_path);
+  dyn << "step,op,rule,round,members,decided_s\n";
+  for (const auto& r : dynamic_)
+    dyn << fmt::format("{},{},{},{},{},{:.9f}\n", r.step, r.op, r.rule, r.round,
+                       fmt::join(r.members, ";"), r.decided_s);
+  if (!dyn) throw Error("cannot write " + dyn_path);
 }
 
 }  // namespace geotrain

@@ -4,6 +4,7 @@
 // iterations.csv: step, time_s, loss, tokens_per_s). Times are seconds since the run's common
 // epoch (agreed through the store). Recording is a push_back into a reserved vector: the timing
 // overhead is two clock reads per op.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,18 @@ struct OpRecord {
   double start_s = 0;
   double end_s = 0;
   double bytes = 0;  // bytes this rank sent for the op (-1: not countable, library collective)
+};
+
+// What a Dynamic op decided at run time (dynamic.csv: step, op, rule, round, members, decided_s):
+// the ranks that averaged together (partial reduce: the window's members; gossip: this rank and
+// its partner; a lone member averages with nobody), to be compared with the simulator's rounds.
+struct DynamicRecord {
+  int step = 0;
+  int op = 0;
+  std::string rule;
+  std::int64_t round = 0;    // the rank's k-th run of this op
+  std::vector<int> members;  // ranks, ascending
+  double decided_s = 0;      // when the rank learnt the decision
 };
 
 struct IterationRecord {
@@ -30,11 +43,15 @@ class Measurements {
 
   void reserve(std::size_t ops) { ops_.reserve(ops); }
   void record_op(const OpRecord& r) { ops_.push_back(r); }
+  void record_dynamic(DynamicRecord r) { dynamic_.push_back(std::move(r)); }
   void record_iteration(const IterationRecord& r) { iterations_.push_back(r); }
   const std::vector<OpRecord>& ops() const { return ops_; }
   const std::vector<IterationRecord>& iterations() const { return iterations_; }
 
-  // Writes ops.csv and iterations.csv into `dir` (created if missing); throws Error on failure.
+  const std::vector<DynamicRecord>& dynamic() const { return dynamic_; }
+
+  // Writes ops.csv and iterations.csv (and dynamic.csv when the Program has Dynamic ops) into
+  // `dir` (created if missing); throws Error on failure.
   void write(const std::string& dir) const;
 
  private:
@@ -43,6 +60,7 @@ class Measurements {
   std::vector<std::string> kinds_;
   std::vector<OpRecord> ops_;
   std::vector<IterationRecord> iterations_;
+  std::vector<DynamicRecord> dynamic_;
 };
 
 }  // namespace geotrain

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,7 @@ std::vector<int> stage_of_ranks(const Program& p) {
 }
 
 // Union-find over Send/Recv edges: each connected set of ranks is one pipeline (replica).
-std::vector<int> replica_of_ranks(const Program& p) {
+std::vector<int> replica_of_ranks(const Program& p, const std::vector<int>& stage) {
   std::vector<int> parent(p.ranks.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](int x) {
@@ -40,7 +41,7 @@ std::vector<int> replica_of_ranks(const Program& p) {
       int peer = -1;
       if (const auto* s = op.as<SendOp>()) peer = s->peer;
       if (const auto* v = op.as<RecvOp>()) peer = v->peer;
-      if (peer < 0 || peer >= static_cast<int>(p.ranks.size())) continue;
+      if (peer < 0 || peer >= static_cast<int>(p.ranks.size()) || stage[peer] == stage[r]) continue;
       const int a = find(static_cast<int>(r)), b = find(peer);
       parent[std::max(a, b)] = std::min(a, b);
     }
@@ -55,9 +56,13 @@ std::vector<int> replica_of_ranks(const Program& p) {
 
 void plan_micro_batches(const Program& p, RankPlan& plan) {
   std::map<int, int> sequences;
+  std::map<int, int> passes;  // micro-batch -> forward ops starting at the stage's first layer
   for (const auto& op : p.ranks[plan.rank])
-    if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::forward)
+    if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::forward) {
       sequences.emplace(c->micro_batch, static_cast<int>(c->sequences));
+      if (c->layer_begin == plan.layer_begin) ++passes[c->micro_batch];
+    }
+  plan.passes = passes.empty() ? 1 : passes.begin()->second;
   int offset = 0;
   for (const auto& [id, n] : sequences) {
     plan.micro_batches.push_back({id, n, offset});
@@ -65,6 +70,23 @@ void plan_micro_batches(const Program& p, RankPlan& plan) {
   }
   plan.replica_sequences = offset;
   plan.global_sequences = offset * plan.replicas;
+}
+
+// Same-stage Sends (parameter-server traffic): gradients before the rank's first optimizer op,
+// weights after it. Keyed by (from, to, tag) in Program order.
+std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Program& p,
+                                                                       const std::vector<int>& stage) {
+  std::map<std::tuple<int, int, int>, std::vector<Carries>> out;
+  for (std::size_t r = 0; r < p.ranks.size(); ++r) {
+    bool optimized = false;
+    for (const auto& op : p.ranks[r]) {
+      if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::optimizer) optimized = true;
+      if (const auto* s = op.as<SendOp>(); s && stage[s->peer] == stage[r])
+        out[{static_cast<int>(r), s->peer, s->tag}].push_back(optimized ? Carries::weights
+                                                                        : Carries::gradients);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -79,7 +101,7 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
   if (rank < 0 || rank >= static_cast<int>(p.ranks.size()))
     throw InputError(fmt::format("rank {} outside the Program's {} ranks", rank, p.ranks.size()));
   const auto stage = stage_of_ranks(p);
-  const auto replica = replica_of_ranks(p);
+  const auto replica = replica_of_ranks(p, stage);
   RankPlan plan;
   plan.rank = rank;
   plan.stage = stage[rank];
@@ -102,11 +124,14 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
                                  rank, plan.stage, plan.stages, plan.layer_begin, plan.layer_end,
                                  model_layers, model_layers));
   plan_micro_batches(p, plan);
-  if (p.sequences_per_iteration > 0 && plan.global_sequences != p.sequences_per_iteration)
-    throw InputError(fmt::format("Program: {} replicas x {} sequences per replica = {} but "
-                                 "sequences_per_iteration is {}",
-                                 plan.replicas, plan.replica_sequences, plan.global_sequences,
-                                 p.sequences_per_iteration));
+  if (p.sequences_per_iteration > 0 &&
+      plan.global_sequences * plan.passes != p.sequences_per_iteration)
+    throw InputError(fmt::format("Program: {} replicas x {} sequences per replica x {} passes = {} "
+                                 "but sequences_per_iteration is {}",
+                                 plan.replicas, plan.replica_sequences, plan.passes,
+                                 plan.global_sequences * plan.passes, p.sequences_per_iteration));
+  const auto sends = server_sends(p, stage);
+  std::map<std::tuple<int, int, int>, std::size_t> seen;  // Recvs matched per (from, to, tag)
   // What each Send/Recv carries: k-th of its kind <-> k-th forward / backward op.
   std::vector<int> fwd_mb, bwd_mb;
   for (const auto& op : p.ranks[rank])
@@ -127,10 +152,19 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
       mb = list[k++];
       what = c;
     };
-    if (const auto* s = op.as<SendOp>())
+    if (const auto* s = op.as<SendOp>(); s && stage[s->peer] == plan.stage) {
+      what = sends.at({rank, s->peer, s->tag})[seen[{rank, s->peer, s->tag}]++];
+    } else if (const auto* v = op.as<RecvOp>(); v && stage[v->peer] == plan.stage) {
+      const auto it = sends.find({v->peer, rank, v->tag});
+      const std::size_t k = seen[{v->peer, rank, v->tag}]++;
+      if (it == sends.end() || k >= it->second.size())
+        throw InputError(fmt::format("Program rank {} op {} ('{}'): no matching Send from rank {} "
+                                     "with tag {}", rank, i, op.label, v->peer, v->tag));
+      what = it->second[k];
+    } else if (const auto* s = op.as<SendOp>())
       stage[s->peer] > plan.stage ? pick(fwd_mb, act_out, Carries::activation)
                                   : pick(bwd_mb, grad_out, Carries::activation_grad);
-    if (const auto* v = op.as<RecvOp>())
+    else if (const auto* v = op.as<RecvOp>())
       stage[v->peer] < plan.stage ? pick(fwd_mb, act_in, Carries::activation)
                                   : pick(bwd_mb, grad_in, Carries::activation_grad);
     plan.carries.push_back(what);

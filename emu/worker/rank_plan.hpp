@@ -14,13 +14,19 @@
 //    k-th Send to a higher stage the output of the k-th forward op. The k-th Recv from a higher
 //    stage carries the output gradient for the k-th backward op; the k-th Send to a lower stage
 //    the input gradient of the k-th backward op.
+//  - Send/Recv between two ranks of the SAME stage are parameter-server traffic (HetPipe), not
+//    pipeline traffic, and do not join replicas: a Send before the sender's first optimizer op
+//    pushes the stage's gradients, one after it sends the stage's weights; a Recv carries what
+//    the matching Send (k-th from that peer with that tag) carries.
+//  - A rank may pass its micro-batches several times per iteration (DiLoCo's H inner steps):
+//    pass k of iteration i reads the data of local step i x passes + k.
 #include <vector>
 
 #include "sim/program/program.hpp"
 
 namespace geotrain {
 
-enum class Carries { nothing, activation, activation_grad };
+enum class Carries { nothing, activation, activation_grad, gradients, weights };
 
 struct MicroBatchSlice {
   int id = 0;
@@ -37,7 +43,8 @@ struct RankPlan {
   int layer_begin = 0;  // [layer_begin, layer_end): blocks this rank owns
   int layer_end = 0;
   int replica_sequences = 0;  // per iteration
-  int global_sequences = 0;   // per iteration, all replicas
+  int global_sequences = 0;   // per pass, all replicas
+  int passes = 1;             // passes over the micro-batches per iteration (DiLoCo: H)
   std::vector<MicroBatchSlice> micro_batches;  // ascending id
   std::vector<Carries> carries;        // per op of the rank
   std::vector<int> carries_micro_batch;  // per op: micro-batch id of what a Send/Recv carries

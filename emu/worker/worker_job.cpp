@@ -59,7 +59,13 @@ json worker_job_to_json(const WorkerJob& job) {
             {"nominal_params", m.nominal_params}, {"tie_embeddings", job.tie_embeddings}}},
           {"training",
            {{"optimizer", optimizer_name(job.optimizer)}, {"learning_rate", job.learning_rate}}},
-          {"data", {{"successors", job.markov_successors}}}};
+          {"data", {{"successors", job.markov_successors}}},
+          {"stragglers",
+           {{"probability", job.stragglers.probability}, {"sleep_s", job.stragglers.sleep_s},
+            {"seed", job.stragglers.seed}}},
+          {"outer",
+           {{"lr", job.outer_lr}, {"momentum", job.outer_momentum},
+            {"wire_dtype", dtype_name(job.wire_dtype)}}}};
 }
 
 WorkerJob worker_job_from_json(const json& j, const std::string& source) {
@@ -84,6 +90,18 @@ WorkerJob worker_job_from_json(const json& j, const std::string& source) {
     job.optimizer = optimizer_from(t.at("optimizer").get<std::string>(), source + ": $.training.optimizer");
     job.learning_rate = t.at("learning_rate").get<double>();
     job.markov_successors = j.at("data").at("successors").get<int>();
+    if (j.contains("stragglers")) {
+      const auto& st = j.at("stragglers");
+      job.stragglers.probability = st.at("probability").get<double>();
+      job.stragglers.sleep_s = st.at("sleep_s").get<double>();
+      job.stragglers.seed = st.at("seed").get<std::uint64_t>();
+    }
+    if (j.contains("outer")) {
+      const auto& o = j.at("outer");
+      job.outer_lr = o.at("lr").get<double>();
+      job.outer_momentum = o.at("momentum").get<double>();
+      job.wire_dtype = dtype_from(o.at("wire_dtype").get<std::string>(), source + ": $.outer.wire_dtype");
+    }
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{}: {}", source, e.what()));
   }
@@ -123,6 +141,13 @@ WorkerJob make_worker_job(const Scenario& scenario, Program program) {
   job.tie_embeddings = max_stage(program) <= 1;
   job.optimizer = scenario.training.optimizer;
   job.learning_rate = scenario.training.learning_rate;
+  job.stragglers = scenario.stragglers;
+  if (program.strategy == "diloco") {
+    job.outer_lr = scenario.strategy.number("outer_lr");
+    job.outer_momentum = scenario.strategy.number("outer_momentum");
+    const auto& wire = scenario.strategy.text("wire_dtype");
+    job.wire_dtype = wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
+  }
   job.program = std::move(program);
   return job;
 }

@@ -7,7 +7,9 @@
 //    "model": {"layers": 4, "d_model": 64, "heads": 4, "seq_len": 64, "vocab": 256,
 //              "dtype": "fp32", "gradient_dtype": "fp32", "tie_embeddings": true},
 //    "training": {"optimizer": "adam", "learning_rate": 0.001},
-//    "data": {"successors": 4}}
+//    "data": {"successors": 4},
+//    "stragglers": {"probability": 0.1, "sleep_s": 0.1, "seed": 7},         (optional)
+//    "outer": {"lr": 0.7, "momentum": 0.9, "wire_dtype": "fp32"}}          (optional, DiLoCo)
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +29,13 @@ struct WorkerJob {
   Optimizer optimizer = Optimizer::adam;
   double learning_rate = 1e-3;
   int markov_successors = 4;  // next-token choices per token of the synthetic language
+  // Seeded sleeps before forward/backward ops, the simulator's draws (straggler_schedule.hpp).
+  StragglerSpec stragglers;
+  // DiLoCo's outer step (Nesterov SGD on the averaged pseudo-gradient) and the pseudo-gradient's
+  // dtype on the wire; unused by Programs without an outer_optimizer op.
+  double outer_lr = 0.7;
+  double outer_momentum = 0.9;
+  DType wire_dtype = DType::fp32;
 };
 
 nlohmann::json worker_job_to_json(const WorkerJob& job);
@@ -35,7 +44,8 @@ void write_worker_job(const WorkerJob& job, const std::string& path);
 WorkerJob read_worker_job(const std::string& path);
 
 // The job for a scenario's Program: model and training from the scenario; ties embeddings
-// unless the Program has more than one pipeline stage.
+// unless the Program has more than one pipeline stage; stragglers and DiLoCo's outer step from the
+// scenario.
 WorkerJob make_worker_job(const Scenario& scenario, Program program);
 
 }  // namespace geotrain

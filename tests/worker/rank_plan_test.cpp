@@ -2,6 +2,8 @@
 
 #include "emu/worker/rank_plan.hpp"
 #include "sim/common/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
 #include "test_programs.hpp"
 
 using namespace geotrain;
@@ -48,7 +50,36 @@ TEST_CASE("programs that break the conventions are rejected", "[worker][rank_pla
   auto job = test::ddp_job(m, {2, 2});
   job.program.sequences_per_iteration = 5;
   CHECK_THROWS_WITH(make_rank_plan(job.program, 0, m.layers),
-                    "Program: 2 replicas x 2 sequences per replica = 4 but "
+                    "Program: 2 replicas x 2 sequences per replica x 1 passes = 4 but "
                     "sequences_per_iteration is 5");
   CHECK_THROWS_AS(make_rank_plan(job.program, 0, m.layers + 1), InputError);
+}
+
+TEST_CASE("parameter-server pushes and pulls are not activations; DiLoCo passes H times",
+          "[worker][rank_plan]") {
+  const std::string dir = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
+  const auto het = load_scenario(dir + "hetpipe_2x2.yaml");
+  const auto hp = build_program(het);
+  for (int rank = 0; rank < hp.world_size; ++rank) {
+    const auto plan = make_rank_plan(hp, rank, het.model.layers);
+    INFO("rank " << rank);
+    CHECK(plan.replicas == 2);  // the pushes/pulls do not join the two pipelines
+    CHECK(plan.replica == rank / 2);
+    const bool server = plan.replica == 0;
+    int gradients_out = 0, gradients_in = 0, weights_out = 0, weights_in = 0;
+    const auto& ops = hp.ranks[static_cast<std::size_t>(rank)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const bool send = ops[i].as<SendOp>() != nullptr;
+      if (plan.carries[i] == Carries::gradients) ++(send ? gradients_out : gradients_in);
+      if (plan.carries[i] == Carries::weights) ++(send ? weights_out : weights_in);
+    }
+    CHECK(gradients_out == (server ? 0 : 1));
+    CHECK(weights_in == (server ? 0 : 1));
+    CHECK(gradients_in == (server ? 1 : 0));
+    CHECK(weights_out == (server ? 1 : 0));
+  }
+  const auto diloco = load_scenario(dir + "diloco_2.yaml");
+  const auto plan = make_rank_plan(build_program(diloco), 1, diloco.model.layers);
+  CHECK(plan.passes == 4);
+  CHECK(plan.global_sequences == 16);
 }

@@ -138,4 +138,31 @@ std::map<std::pair<int, int>, double> read_op_bytes(const std::string& rank_dir)
   return bytes;
 }
 
+std::map<std::pair<int, int>, std::pair<double, double>> read_op_times(const std::string& rank_dir) {
+  std::ifstream in(rank_dir + "/ops.csv");
+  std::string line;
+  std::getline(in, line);
+  std::map<std::pair<int, int>, std::pair<double, double>> times;
+  while (std::getline(in, line)) {
+    const auto f = split_csv_line(line);
+    times[{std::stoi(f.at(7)), std::stoi(f.at(1))}] = {std::stod(f.at(4)), std::stod(f.at(5))};
+  }
+  return times;
+}
+
+std::vector<DynamicRow> read_dynamic(const std::string& rank_dir) {
+  std::ifstream in(rank_dir + "/dynamic.csv");
+  std::string line;
+  std::getline(in, line);  // step,op,rule,round,members,decided_s
+  std::vector<DynamicRow> rows;
+  while (std::getline(in, line)) {
+    const auto f = split_csv_line(line);
+    DynamicRow row{std::stoi(f.at(0)), std::stoi(f.at(1)), f.at(2), std::stoll(f.at(3)), {}};
+    std::stringstream members(f.at(4));
+    for (std::string m; std::getline(members, m, ';');) row.members.push_back(std::stoi(m));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace geotrain::test

@@ -1,6 +1,7 @@
 #pragma once
 // Forks real geotrain-worker processes on loopback (127.0.0.1, a free port found by binding
 // port 0) and collects what they wrote. Can kill one worker to test failure handling.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,5 +36,18 @@ std::vector<IterationRow> read_iterations(const std::string& rank_dir);
 
 // ops.csv of one rank: (step, op) -> bytes (-1 when empty).
 std::map<std::pair<int, int>, double> read_op_bytes(const std::string& rank_dir);
+
+// ops.csv of one rank: (step, op) -> {start_s, end_s}.
+std::map<std::pair<int, int>, std::pair<double, double>> read_op_times(const std::string& rank_dir);
+
+// dynamic.csv of one rank (what its Dynamic ops decided).
+struct DynamicRow {
+  int step = 0;
+  int op = 0;
+  std::string rule;
+  std::int64_t round = 0;
+  std::vector<int> members;
+};
+std::vector<DynamicRow> read_dynamic(const std::string& rank_dir);
 
 }  // namespace geotrain::test

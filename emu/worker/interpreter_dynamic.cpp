@@ -1,0 +1,183 @@
+// Interpreter: Dynamic ops (gossip, partial reduce) and DiLoCo's pseudo-gradient and outer step.
+// What a Dynamic op averages (program.hpp): the stage's weights, or, between DiLoCo's
+// pseudo-gradient op and its outer step, the pseudo-gradient (in the job's wire dtype).
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "emu/worker/interpreter.hpp"
+#include "sim/common/error.hpp"
+#include "sim/program/collective_schedule.hpp"
+#include "sim/program/dynamic_rules.hpp"
+
+namespace geotrain {
+
+namespace {
+
+// Gloo tags of dynamic traffic, apart from the Program's tags and collective steps.
+constexpr int kGossipTag = 1 << 20;
+constexpr int kPartialReduceTag = 1 << 21;
+
+torch::ScalarType scalar_type(DType t) {
+  return t == DType::fp32 ? torch::kFloat32 : t == DType::fp16 ? torch::kFloat16 : torch::kBFloat16;
+}
+
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+}  // namespace
+
+Interpreter::~Interpreter() = default;
+
+void Interpreter::start_coordinators() {
+  std::map<std::pair<GroupId, int>, int> runs;  // partial-reduce ops per iteration
+  for (const auto& op : ops_)
+    if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) ++runs[{d->group, d->tag}];
+  for (const auto& [key, per_step] : runs) {
+    if (cluster_.position(key.first) != 0) continue;  // the group's first rank coordinates
+    const DynamicOp* d = nullptr;
+    for (const auto& op : ops_)
+      if (const auto* x = op.as<DynamicOp>(); x && x->group == key.first && x->tag == key.second) d = x;
+    const auto members = static_cast<int>(job_.program.group(key.first).ranks.size());
+    coordinators_.push_back(std::make_unique<PreduceCoordinator>(
+        cluster_, *d, members, static_cast<std::int64_t>(members) * per_step * options_.steps));
+  }
+}
+
+void Interpreter::finish() {
+  for (auto& c : coordinators_) c->finish();
+}
+
+DType Interpreter::wire_dtype() const {
+  return pseudo_phase_ ? job_.wire_dtype : job_.model.gradient_dtype;
+}
+
+torch::Tensor Interpreter::flat_weights() {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parts;
+  for (const auto& p : stage_.parameters()) parts.push_back(p.detach().reshape(-1));
+  return torch::cat(parts);
+}
+
+void Interpreter::set_weights(const torch::Tensor& flat) {
+  torch::NoGradGuard no_grad;
+  if (flat.numel() != stage_.parameter_count())
+    throw Error(fmt::format("rank {}: {} weights for a stage of {} parameters", options_.rank,
+                            flat.numel(), stage_.parameter_count()));
+  std::int64_t offset = 0;
+  for (auto& p : stage_.parameters()) {
+    p.detach().copy_(flat.narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
+  }
+}
+
+// DiLoCo: pseudo-gradient = weights at the start of the round - weights now, into the (zeroed)
+// flat gradient buffer, where the averaging collective or Dynamic op takes it.
+void Interpreter::pseudo_gradient() {
+  stage_.flat_grad().copy_(round_start_ - flat_weights());
+  pseudo_phase_ = true;
+}
+
+// DiLoCo's outer optimizer: Nesterov SGD (torch.optim.SGD(nesterov=True), dampening 0) on the
+// averaged pseudo-gradient g, applied to the round's starting weights:
+//   b = mu b + g;  w = w_start - lr (g + mu b).
+void Interpreter::outer_step() {
+  torch::NoGradGuard no_grad;
+  auto& g = stage_.flat_grad();
+  if (!outer_momentum_.defined()) outer_momentum_ = torch::zeros_like(g);
+  outer_momentum_.mul_(job_.outer_momentum).add_(g);
+  set_weights(round_start_ - job_.outer_lr * (g + job_.outer_momentum * outer_momentum_));
+  g.zero_();
+  grad_cursor_ = 0;
+  pseudo_phase_ = false;
+}
+
+double Interpreter::dynamic(int i, const DynamicOp& d) {
+  const double expected = static_cast<double>(stage_.parameter_count()) *
+                          static_cast<double>(dtype_bytes(wire_dtype()));
+  if (d.bytes != expected)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): averages {} bytes but the stage's "
+                                 "{} parameters are {} bytes in {}",
+                                 options_.rank, i, ops_[static_cast<std::size_t>(i)].label, d.bytes,
+                                 stage_.parameter_count(), expected, dtype_name(wire_dtype())));
+  torch::NoGradGuard no_grad;
+  auto source = pseudo_phase_ ? stage_.flat_grad() : flat_weights();
+  auto wire = source.to(scalar_type(wire_dtype())).contiguous();
+  const double sent = d.rule == DynamicRule::gossip ? gossip(i, d, wire) : partial_reduce(i, d, wire);
+  if (pseudo_phase_) stage_.flat_grad().copy_(wire);
+  else set_weights(wire.to(torch::kFloat32));
+  return sent;
+}
+
+// AD-PSGD: this round's seeded partner (the same pairing on every member); both send their
+// copy and average the two. Only the pair waits for each other.
+double Interpreter::gossip(int i, const DynamicOp& d, torch::Tensor& wire) {
+  const auto& ranks = job_.program.group(d.group).ranks;
+  const int members = static_cast<int>(ranks.size());
+  const int pos = cluster_.position(d.group);
+  const std::int64_t round = dynamic_round_[{d.group, d.tag}]++;
+  const int partner = gossip_pairing(d.seed, round, members)[static_cast<std::size_t>(pos)];
+  std::vector<int> together{options_.rank};
+  if (partner >= 0) together.push_back(ranks[static_cast<std::size_t>(partner)]);
+  std::sort(together.begin(), together.end());
+  measurements_.record_dynamic({step_, i, "gossip", round, together, cluster_.now_s()});
+  if (partner < 0) return 0;
+  auto& pg = cluster_.group(d.group);
+  std::vector<torch::Tensor> out{wire}, in{torch::empty_like(wire)};
+  std::vector<WorkPtr> works{pg.send(out, partner, kGossipTag + d.tag), pg.recv(in, partner, kGossipTag + d.tag)};
+  for (auto& w : works) w->wait(cluster_.timeout());
+  wire.add_(in[0]).div_(2);
+  return static_cast<double>(wire.nbytes());
+}
+
+// SD-Pipe / DiLoCo-with-timeout: the coordinator (preduce_coordinator.hpp) decides who is in
+// this rank's window; those members ring-all-reduce (collective_schedule, the simulator's
+// replay) on the group's process group and divide by their number. A lone member keeps its own.
+double Interpreter::partial_reduce(int i, const DynamicOp& d, torch::Tensor& wire) {
+  const auto& ranks = job_.program.group(d.group).ranks;
+  const int pos = cluster_.position(d.group);
+  const std::int64_t round = dynamic_round_[{d.group, d.tag}]++;
+  const auto members = preduce_ready(cluster_.store(), preduce_prefix(d), pos, round, cluster_.now_s());
+  std::vector<int> together;
+  for (int m : members) together.push_back(ranks[static_cast<std::size_t>(m)]);
+  std::sort(together.begin(), together.end());
+  measurements_.record_dynamic({step_, i, "partial_reduce", round, together, cluster_.now_s()});
+  const auto me_it = std::find(members.begin(), members.end(), pos);
+  if (me_it == members.end())
+    throw Error(fmt::format("rank {} op {}: the partial-reduce decision ({}) leaves this rank out",
+                            options_.rank, i, fmt::join(members, " ")));
+  const int n = static_cast<int>(members.size());
+  if (n < 2) return 0;
+  auto& pg = cluster_.group(d.group);
+  const auto steps = collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::ring, n,
+                                         static_cast<int>(me_it - members.begin()), 0,
+                                         static_cast<std::size_t>(wire.numel()));
+  double sent = 0;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const int tag = kPartialReduceTag + d.tag * 4096 + static_cast<int>(s);
+    std::vector<WorkPtr> works;
+    std::vector<torch::Tensor> received;
+    for (const auto& t : steps[s].sends) {
+      if (t.count == 0) continue;
+      std::vector<torch::Tensor> v{wire.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count))};
+      works.push_back(pg.send(v, members[static_cast<std::size_t>(t.peer)], tag));
+      sent += static_cast<double>(v[0].nbytes());
+    }
+    for (const auto& t : steps[s].recvs) {
+      std::vector<torch::Tensor> v{torch::empty({static_cast<std::int64_t>(t.count)}, wire.options())};
+      received.push_back(v[0]);
+      if (t.count > 0) works.push_back(pg.recv(v, members[static_cast<std::size_t>(t.peer)], tag));
+    }
+    for (auto& w : works) w->wait(cluster_.timeout());
+    for (std::size_t k = 0; k < received.size(); ++k) {
+      const auto& t = steps[s].recvs[k];
+      auto target = wire.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count));
+      if (steps[s].reduce) target.add_(received[k]);
+      else target.copy_(received[k]);
+    }
+  }
+  wire.div_(n);
+  return sent;
+}
+
+}  // namespace geotrain

@@ -1,0 +1,206 @@
+// The decentralized strategies (diloco, adpsgd, sdpipe-preduce, hetpipe) run by real
+// geotrain-worker processes on loopback: losses fall, counted bytes equal what the Program fixes
+// (or what the run-time decision implies), Dynamic-op decisions are the shared rules' and are
+// consistent across ranks, straggler sleeps happen where the simulator's draws put them.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "sim/program/collective_schedule.hpp"
+#include "sim/program/dynamic_rules.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
+#include "sim/workload/straggler_schedule.hpp"
+#include "worker_launcher.hpp"
+
+using namespace geotrain;
+using namespace geotrain::test;
+
+namespace {
+
+struct Case {
+  Scenario scenario;
+  WorkerJob job;
+  WorkerRun run;
+};
+
+Case run_scenario(const std::string& name, int steps, std::vector<std::string> sets = {}) {
+  Case c{load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/" + name + ".yaml", sets), {}, {}};
+  c.job = make_worker_job(c.scenario, build_program(c.scenario));
+  LaunchOptions o;
+  o.steps = steps;
+  c.run = launch_workers(c.job, "decentralized-" + name, o);
+  for (std::size_t r = 0; r < c.run.exit_codes.size(); ++r) {
+    INFO("rank " << r << " stderr: " << c.run.stderr_text[r]);
+    REQUIRE(c.run.exit_codes[r] == 0);
+  }
+  return c;
+}
+
+std::string rank_dir(const Case& c, int r) { return c.run.dir + "/rank" + std::to_string(r); }
+
+// The mean loss per step over the ranks that compute it.
+std::vector<double> losses(const Case& c) {
+  std::vector<double> sum;
+  std::vector<int> count;
+  for (int r = 0; r < c.job.program.world_size; ++r) {
+    const auto rows = read_iterations(rank_dir(c, r));
+    sum.resize(rows.size()), count.resize(rows.size());
+    for (std::size_t s = 0; s < rows.size(); ++s)
+      if (!std::isnan(rows[s].loss)) sum[s] += rows[s].loss, ++count[s];
+  }
+  for (std::size_t s = 0; s < sum.size(); ++s) sum[s] /= count[s];
+  return sum;
+}
+
+void check_loss_falls(const Case& c) {
+  const auto l = losses(c);
+  INFO("first " << l.front() << " last " << l.back());
+  REQUIRE(l.size() >= 2);
+  CHECK(l.back() < l.front() - 0.05);
+}
+
+// Bytes a ring all-reduce of `bytes` (elements of `elem` bytes) sends from position `pos` of n.
+double ring_bytes(int n, int pos, double bytes, double elem) {
+  return elem * static_cast<double>(elements_sent(collective_schedule(
+                    CollectiveKind::allreduce, CollectiveAlgorithm::ring, n, pos, 0,
+                    static_cast<std::size_t>(bytes / elem))));
+}
+
+// Every Send/Collective op's bytes equal the Program's; other non-dynamic ops send nothing.
+void check_fixed_bytes(const Case& c, int steps, double elem) {
+  for (int r = 0; r < c.job.program.world_size; ++r) {
+    const auto bytes = read_op_bytes(rank_dir(c, r));
+    const auto& ops = c.job.program.ranks[static_cast<std::size_t>(r)];
+    for (int step = 0; step < steps; ++step)
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].as<DynamicOp>()) continue;
+        double expected = 0;
+        if (const auto* s = ops[i].as<SendOp>()) expected = s->bytes;
+        if (const auto* col = ops[i].as<CollectiveOp>()) {
+          const auto& g = c.job.program.group(col->group).ranks;
+          expected = ring_bytes(static_cast<int>(g.size()),
+                                static_cast<int>(std::find(g.begin(), g.end(), r) - g.begin()), col->bytes, elem);
+        }
+        INFO("rank " << r << " step " << step << " op " << i << " " << ops[i].label);
+        REQUIRE(bytes.count({step, static_cast<int>(i)}));
+        CHECK(bytes.at({step, static_cast<int>(i)}) == expected);
+      }
+  }
+}
+
+// Partial reduce: every rank's k-th decision lists itself, each member of a window saw the same
+// window, and the bytes it sent are a ring all-reduce among exactly those members.
+void check_partial_reduce(const Case& c, double elem) {
+  std::map<int, std::vector<DynamicRow>> rows;
+  for (int r = 0; r < c.job.program.world_size; ++r) rows[r] = read_dynamic(rank_dir(c, r));
+  int shared = 0;
+  for (const auto& [r, list] : rows) {
+    const auto bytes = read_op_bytes(rank_dir(c, r));
+    REQUIRE_FALSE(list.empty());
+    for (const auto& row : list) {
+      INFO("rank " << r << " step " << row.step << " op " << row.op);
+      CHECK(row.rule == "partial_reduce");
+      CHECK(std::count(row.members.begin(), row.members.end(), r) == 1);
+      const auto* d = c.job.program.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(row.op)].as<DynamicOp>();
+      REQUIRE(d != nullptr);
+      const int pos = static_cast<int>(std::find(row.members.begin(), row.members.end(), r) - row.members.begin());
+      const int n = static_cast<int>(row.members.size());
+      CHECK(bytes.at({row.step, row.op}) == (n < 2 ? 0 : ring_bytes(n, pos, d->bytes, elem)));
+      for (int m : row.members) {
+        if (m == r) continue;
+        // The member m has a decision with exactly the same window (matching by membership).
+        const auto& other = rows.at(m);
+        CHECK(std::any_of(other.begin(), other.end(), [&](const DynamicRow& o) { return o.members == row.members; }));
+        ++shared;
+      }
+    }
+  }
+  CHECK(shared > 0);  // at least one window averaged two or more members
+}
+
+}  // namespace
+
+TEST_CASE("diloco: H inner steps, all-reduced pseudo-gradient, outer Nesterov step; bytes per inner step fall H-fold",
+          "[worker][decentralized]") {
+  const int steps = 3;
+  const Case c = run_scenario("diloco_2", steps);
+  check_loss_falls(c);
+  check_fixed_bytes(c, steps, 4);
+  // One all-reduce per round: the same bytes a DDP step moves, so per inner step H times fewer.
+  const int h = static_cast<int>(c.scenario.strategy.integer("inner_steps"));
+  // ddp_ring_2: the same model on the same two devices, one ring all-reduce per step.
+  const auto ddp = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  const auto ddp_program = build_program(ddp);
+  double ddp_bytes = 0;
+  for (const auto& op : ddp_program.ranks[0])
+    if (const auto* col = op.as<CollectiveOp>()) ddp_bytes += ring_bytes(2, 0, col->bytes, 4);
+  const auto bytes = read_op_bytes(rank_dir(c, 0));
+  double round = 0;
+  for (const auto& [key, b] : bytes)
+    if (key.first == 1) round += b;
+  CHECK(ddp_bytes > 0);
+  CHECK(h == 4);
+  CHECK(ddp_bytes / (round / h) == Approx(h));  // per inner step H times fewer than per DDP step
+}
+
+TEST_CASE("diloco with an averaging timeout: partial reduce of fp16 pseudo-gradients among the ready workers",
+          "[worker][decentralized]") {
+  const Case c = run_scenario("diloco_timeout_3", 4);
+  check_loss_falls(c);
+  check_partial_reduce(c, 2);
+}
+
+TEST_CASE("adpsgd: gossip with the seeded partner, stragglers where the simulator sleeps",
+          "[worker][decentralized]") {
+  const int steps = 4;
+  const Case c = run_scenario("adpsgd_4", steps);
+  check_loss_falls(c);
+  const auto& p = c.job.program;
+  const StragglerSchedule stragglers(c.scenario.stragglers);
+  int sleeps = 0;
+  for (int r = 0; r < p.world_size; ++r) {
+    const auto rows = read_dynamic(rank_dir(c, r));
+    const auto bytes = read_op_bytes(rank_dir(c, r));
+    REQUIRE(rows.size() == static_cast<std::size_t>(steps));
+    for (const auto& row : rows) {
+      const auto* d = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(row.op)].as<DynamicOp>();
+      REQUIRE(d != nullptr);
+      const int partner = gossip_pairing(d->seed, row.round, p.world_size)[static_cast<std::size_t>(r)];
+      std::vector<int> expected{r};
+      if (partner >= 0) expected.push_back(partner);
+      std::sort(expected.begin(), expected.end());
+      CHECK(row.round == row.step);
+      CHECK(row.members == expected);
+      CHECK(bytes.at({row.step, row.op}) == (partner < 0 ? 0 : d->bytes));
+    }
+    const auto times = read_op_times(rank_dir(c, r));
+    const auto& ops = p.ranks[static_cast<std::size_t>(r)];
+    for (int step = 0; step < steps; ++step)
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        if (const double sleep = stragglers.sleep_s(r, step, static_cast<int>(i), ops[i]); sleep > 0) {
+          const auto [start, end] = times.at({step, static_cast<int>(i)});
+          CHECK(end - start >= sleep);
+          ++sleeps;
+        }
+  }
+  CHECK(sleeps > 0);
+}
+
+TEST_CASE("sdpipe-preduce: per-stage partial reduce decided by the store coordinator",
+          "[worker][decentralized]") {
+  const Case c = run_scenario("sdpipe_2x2", 4);
+  check_loss_falls(c);
+  check_fixed_bytes(c, 4, 4);
+  check_partial_reduce(c, 4);
+}
+
+TEST_CASE("hetpipe: pushes and pulls to the stage's parameter server", "[worker][decentralized]") {
+  const int steps = 4;
+  const Case c = run_scenario("hetpipe_2x2", steps);
+  check_loss_falls(c);
+  check_fixed_bytes(c, steps, 4);
+}
