@@ -26,8 +26,11 @@ int run_emulate(EmulateArgs& a) {
     std::fflush(stdout);
   };
   const emu::EmulateResult r = emu::run_emulation(o);
-  fmt::print("median iteration {:.3f} s, {:.0f} tokens/s, bytes {} the Program's, {:.1f} s in all; wrote {}\n",
-             r.iteration_time_s, r.tokens_per_s, r.bytes_match ? "match" : "DO NOT match", r.wall_s, r.dir);
+  const char* bytes = !r.bytes_counted ? "bytes not counted (Gloo's own collectives)"
+                      : r.bytes_match  ? "bytes match the Program's"
+                                       : "bytes DO NOT match the Program's";
+  fmt::print("median iteration {:.3f} s, {:.0f} tokens/s, {}, {:.1f} s in all; wrote {}\n",
+             r.iteration_time_s, r.tokens_per_s, bytes, r.wall_s, r.dir);
   return 0;
 }
 

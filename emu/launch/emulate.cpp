@@ -192,6 +192,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   res.iteration_time_s = summary["iteration_time_s"].get<double>();
   res.tokens_per_s = summary["tokens_per_s"].get<double>();
   res.bytes_match = summary["bytes"]["match"].get<bool>();
+  res.bytes_counted = !summary["bytes"]["counted_per_iteration"].is_null();
   return res;
 }
 

@@ -35,6 +35,7 @@ struct EmulateResult {
   double tokens_per_s = 0;
   double wall_s = 0;
   bool bytes_match = false;
+  bool bytes_counted = false;  // false: Gloo's own collectives ran (the worker cannot count them)
 };
 
 // Throws InputError before creating anything (no root, bad scenario, no worker executable),

@@ -26,7 +26,8 @@ ParamDecl duration(std::string name, double def_s, std::string help) {
   return {std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), 0, 1e300, {}};
 }
 
-const std::vector<std::string> kCollectiveAlgorithms{"ring", "tree", "halving-doubling"};
+// library: Gloo's own all-reduce (what LibTorch runs; sim/program/gloo_algorithms.hpp).
+const std::vector<std::string> kCollectiveAlgorithms{"ring", "tree", "halving-doubling", "direct", "library"};
 
 void data_parallel_check(const Scenario& s, Diagnostics& diag, int line) {
   const int n = participating_devices(s);
