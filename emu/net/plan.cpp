@@ -55,13 +55,16 @@ void add_links(const ClusterLayout& l, std::vector<Step>& out) {
   }
 }
 
-void add_sysctls(const ClusterLayout& l, double buffer_bytes, std::vector<Step>& out) {
+void add_sysctls(const ClusterLayout& l, double buffer_bytes, const std::string& congestion_control,
+                 std::vector<Step>& out) {
   const auto max = static_cast<long long>(buffer_bytes);
   for (int r = 0; r < l.ranks(); ++r) {
     const std::string ns = l.rank_namespace(r);
     out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_rmem=4096 131072 {}", max)}), {}});
     out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_wmem=4096 16384 {}", max)}), {}});
     out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0"}), {}});
+    // Not the host's bbr by default: see EmulationSpec::congestion_control.
+    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_congestion_control=" + congestion_control}), {}});
     // A connection must not start from the ssthresh a previous one cached for the same peer.
     out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_no_metrics_save=1"}), {}});
   }
@@ -160,7 +163,7 @@ Plan make_plan(const Scenario& scenario, const ClusterLayout& layout, const Plan
   Plan plan{layout, options.backend, {}, {}};
   add_namespaces(layout, plan.steps);
   add_links(layout, plan.steps);
-  add_sysctls(layout, scenario.tcp_buffer_bytes, plan.steps);
+  add_sysctls(layout, scenario.tcp_buffer_bytes, scenario.emulation.congestion_control, plan.steps);
   add_shaping(layout, net, options.backend, plan.steps);
   if (options.backend == Backend::nfqueue) add_delayers(layout, net, options, plan.steps);
   add_buffer_notes(layout, net, scenario.tcp_buffer_bytes, plan.notes);

@@ -5,7 +5,8 @@
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, rendezvous: false, payload_efficiency: 1}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
-//                torch_threads: 1, collectives: p2p | gloo}
+//                torch_threads: 1, collectives: p2p | gloo,
+//                congestion_control: reno | bbr}
 //   stragglers: {probability: 0.1, sleep: 100ms, seed: 7}
 #include <fmt/format.h>
 
@@ -85,6 +86,8 @@ void parse_emulation(Context& ctx, YamlSection s, Scenario& out) {
   if (auto t = s.integer("torch_threads", 1, 256)) e.torch_threads = static_cast<int>(*t);
   if (auto c = s.choice("collectives", {"p2p", "gloo"}, "collective implementation"))
     e.collectives = *c;
+  if (auto c = s.choice("congestion_control", {"reno", "bbr"}, "TCP congestion control"))
+    e.congestion_control = *c;
   s.finish();
 }
 
