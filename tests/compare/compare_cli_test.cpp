@@ -62,8 +62,9 @@ TEST_CASE("compare: a real 2-worker emulation against both network models", "[co
 TEST_CASE("compare: Gloo's own all-reduce is predicted from its segments and window",
           "[compare][emu][gloo]") {
   // The worker runs LibTorch's Gloo allreduce (algorithm: library); the simulator replays what
-  // that Gloo does (sim/program/gloo_algorithms.hpp). Their communication time must agree: on
-  // an idle host it was 1.095 s predicted vs 1.121 s measured per rank and iteration.
+  // that Gloo does (sim/program/gloo_algorithms.hpp). Their time in the collective (moving data
+  // plus waiting for peers) must agree: on a quiet host 1.147 s predicted vs 1.080 s measured
+  // per rank and iteration (the iteration: +2.5%).
   if (!have_root()) return;
   const auto dir = test::temp_dir("cli_gloo");
   std::string out;
@@ -72,7 +73,10 @@ TEST_CASE("compare: Gloo's own all-reduce is predicted from its segments and win
   INFO(out);
   REQUIRE(code == 0);
   const auto j = nlohmann::json::parse(std::ifstream(dir + "/cmp/comparison.json"));
-  const double measured = j["measured"]["split"]["communication_s"].get<double>();
-  const double predicted = j["predicted"][0]["split"]["communication_s"].get<double>();
+  const auto in_collective = [](const nlohmann::json& split) {
+    return split["communication_s"].get<double>() + split["waiting_s"].get<double>();
+  };
+  const double measured = in_collective(j["measured"]["split"]);
+  const double predicted = in_collective(j["predicted"][0]["split"]);
   CHECK(predicted == Approx(measured).epsilon(0.2));
 }
