@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "emu/worker/rank_plan.hpp"
 #include "sim/program/collective_schedule.hpp"
 
 namespace geotrain::emu {
@@ -16,13 +17,16 @@ int position_in(const Group& g, int rank) {
 
 }  // namespace
 
-double program_op_bytes(const Program& program, int rank, int op, DType gradient_dtype) {
-  const Op& o = program.ranks.at(static_cast<std::size_t>(rank)).at(static_cast<std::size_t>(op));
+double program_op_bytes(const Program& program, int rank, int op, DType gradient_dtype,
+                        std::optional<DType> wire_dtype) {
+  const auto& ops = program.ranks.at(static_cast<std::size_t>(rank));
+  const Op& o = ops.at(static_cast<std::size_t>(op));
   if (const auto* s = o.as<SendOp>()) return s->bytes;
   if (const auto* c = o.as<CollectiveOp>()) {
     if (c->algorithm == CollectiveAlgorithm::library) return -1;
     const Group& g = program.group(c->group);
-    const double elem = static_cast<double>(dtype_bytes(gradient_dtype));
+    const bool pseudo = wire_dtype && pseudo_gradient_phase(ops)[static_cast<std::size_t>(op)];
+    const double elem = static_cast<double>(dtype_bytes(pseudo ? *wire_dtype : gradient_dtype));
     const auto count = static_cast<std::size_t>(std::llround(c->bytes / elem));
     const int root = std::max(position_in(g, c->root), 0);
     const auto steps = collective_schedule(c->kind, c->algorithm, static_cast<int>(g.ranks.size()),
@@ -33,12 +37,13 @@ double program_op_bytes(const Program& program, int rank, int op, DType gradient
   return 0;
 }
 
-std::vector<double> program_bytes_per_rank(const Program& program, DType gradient_dtype) {
+std::vector<double> program_bytes_per_rank(const Program& program, DType gradient_dtype,
+                                           std::optional<DType> wire_dtype) {
   std::vector<double> out;
   for (int r = 0; r < program.world_size; ++r) {
     double sum = 0;
     for (std::size_t i = 0; i < program.ranks[static_cast<std::size_t>(r)].size(); ++i) {
-      const double b = program_op_bytes(program, r, static_cast<int>(i), gradient_dtype);
+      const double b = program_op_bytes(program, r, static_cast<int>(i), gradient_dtype, wire_dtype);
       if (b < 0) {
         sum = -1;
         break;

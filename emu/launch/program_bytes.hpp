@@ -2,7 +2,9 @@
 // The bytes each rank of a Program sends in one iteration, as the worker counts them: a Send
 // moves its bytes, a collective the elements its collective_schedule() steps send times the
 // gradient dtype size. Library collectives (algorithm: library, or --collectives gloo) are not
-// countable: -1.
+// countable: -1. DiLoCo's pseudo-gradient collectives (rank_plan.hpp: pseudo_gradient_phase)
+// move `wire_dtype` elements (default: the gradient dtype).
+#include <optional>
 #include <vector>
 
 #include "sim/program/program.hpp"
@@ -10,9 +12,11 @@
 
 namespace geotrain::emu {
 
-double program_op_bytes(const Program& program, int rank, int op, DType gradient_dtype);
+double program_op_bytes(const Program& program, int rank, int op, DType gradient_dtype,
+                        std::optional<DType> wire_dtype = std::nullopt);
 
 // Per rank, per iteration; -1 for a rank with any op that is not countable.
-std::vector<double> program_bytes_per_rank(const Program& program, DType gradient_dtype);
+std::vector<double> program_bytes_per_rank(const Program& program, DType gradient_dtype,
+                                           std::optional<DType> wire_dtype = std::nullopt);
 
 }  // namespace geotrain::emu

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "emu/launch/program_bytes.hpp"
+#include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::emu {
@@ -111,7 +112,8 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   auto& loss = j["loss"] = nlohmann::ordered_json::array();
   for (const auto& s : steps) times.push_back(s.time_s), loss.push_back(number_or_null(s.loss));
   // Bytes: what the workers counted against what the Program says each rank sends.
-  const auto expected = program_bytes_per_rank(program, scenario.model.gradient_dtype);
+  const auto expected = program_bytes_per_rank(program, scenario.model.gradient_dtype,
+                                               diloco_wire_dtype(scenario, program));
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   bool all_match = true;
   double expected_total = 0;

@@ -55,31 +55,18 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
   std::vector<std::string> labels, kinds;
   double slice_bytes = 0;
   const double grad_bytes = static_cast<double>(dtype_bytes(job.model.gradient_dtype));
-  // DiLoCo's pseudo-gradient: an `other` Compute op with an outer_optimizer op after it and no
-  // inner optimizer step between them.
+  // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (an `other` Compute op).
+  const auto phase = pseudo_gradient_phase(ops_);
   pseudo_gradient_op_.assign(ops_.size(), false);
-  for (std::size_t i = ops_.size(); i-- > 0;) {
-    const auto* c = ops_[i].as<ComputeOp>();
-    if (!c) continue;
-    if (c->kind == ComputeKind::outer_optimizer) {
-      has_outer_ = true;
-      for (std::size_t j = i; j-- > 0;) {
-        const auto* b = ops_[j].as<ComputeOp>();
-        if (b && b->kind == ComputeKind::optimizer) break;
-        if (b && b->kind == ComputeKind::other) {
-          pseudo_gradient_op_[j] = true;
-          break;
-        }
-      }
-    }
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    if (phase[i] && (i == 0 || !phase[i - 1])) pseudo_gradient_op_[i] = true;
+    if (const auto* c = ops_[i].as<ComputeOp>(); c && c->kind == ComputeKind::outer_optimizer) has_outer_ = true;
   }
-  bool pseudo = false;
   for (std::size_t i = 0; i < ops_.size(); ++i) {
     const auto& op = ops_[i];
+    const bool pseudo = phase[i];
     labels.push_back(op.label);
     kinds.push_back(kind_name(op));
-    if (pseudo_gradient_op_[i]) pseudo = true;
-    if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::outer_optimizer) pseudo = false;
     if (const auto* c = op.as<CollectiveOp>()) {
       // The pseudo-gradient travels in the wire dtype: count its slice in gradient-dtype bytes.
       const double scale = pseudo ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype)) : 1;

@@ -109,7 +109,7 @@ void PreduceCoordinator::run() {
       decided += static_cast<std::int64_t>(group.size());
       progressed = true;
     }
-    if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    if (!progressed) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 

@@ -91,6 +91,23 @@ std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Pro
 
 }  // namespace
 
+std::vector<bool> pseudo_gradient_phase(const std::vector<Op>& ops) {
+  std::vector<bool> phase(ops.size(), false);
+  for (std::size_t i = ops.size(); i-- > 0;) {
+    const auto* c = ops[i].as<ComputeOp>();
+    if (!c || c->kind != ComputeKind::outer_optimizer) continue;
+    for (std::size_t j = i; j-- > 0;) {
+      const auto* b = ops[j].as<ComputeOp>();
+      if (b && b->kind == ComputeKind::optimizer) break;
+      if (b && b->kind == ComputeKind::other) {
+        for (std::size_t k = j; k < i; ++k) phase[k] = true;
+        break;
+      }
+    }
+  }
+  return phase;
+}
+
 const MicroBatchSlice& RankPlan::micro_batch(int id) const {
   for (const auto& m : micro_batches)
     if (m.id == id) return m;
@@ -152,21 +169,25 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
       mb = list[k++];
       what = c;
     };
-    if (const auto* s = op.as<SendOp>(); s && stage[s->peer] == plan.stage) {
-      what = sends.at({rank, s->peer, s->tag})[seen[{rank, s->peer, s->tag}]++];
-    } else if (const auto* v = op.as<RecvOp>(); v && stage[v->peer] == plan.stage) {
-      const auto it = sends.find({v->peer, rank, v->tag});
-      const std::size_t k = seen[{v->peer, rank, v->tag}]++;
+    const auto* send = op.as<SendOp>();
+    const auto* recv = op.as<RecvOp>();
+    const int peer = send ? send->peer : recv ? recv->peer : -1;
+    if (peer >= 0 && stage[peer] == plan.stage) {
+      const int tag = send ? send->tag : recv->tag;
+      const auto key = send ? std::tuple{rank, peer, tag} : std::tuple{peer, rank, tag};
+      const auto it = sends.find(key);
+      const std::size_t k = seen[key]++;
       if (it == sends.end() || k >= it->second.size())
         throw InputError(fmt::format("Program rank {} op {} ('{}'): no matching Send from rank {} "
-                                     "with tag {}", rank, i, op.label, v->peer, v->tag));
+                                     "with tag {}", rank, i, op.label, peer, tag));
       what = it->second[k];
-    } else if (const auto* s = op.as<SendOp>())
-      stage[s->peer] > plan.stage ? pick(fwd_mb, act_out, Carries::activation)
-                                  : pick(bwd_mb, grad_out, Carries::activation_grad);
-    else if (const auto* v = op.as<RecvOp>())
-      stage[v->peer] < plan.stage ? pick(fwd_mb, act_in, Carries::activation)
-                                  : pick(bwd_mb, grad_in, Carries::activation_grad);
+    } else if (send) {
+      stage[peer] > plan.stage ? pick(fwd_mb, act_out, Carries::activation)
+                               : pick(bwd_mb, grad_out, Carries::activation_grad);
+    } else if (recv) {
+      stage[peer] < plan.stage ? pick(fwd_mb, act_in, Carries::activation)
+                               : pick(bwd_mb, grad_in, Carries::activation_grad);
+    }
     plan.carries.push_back(what);
     plan.carries_micro_batch.push_back(mb);
   }

@@ -62,6 +62,12 @@ inline bool completes_gradient_slice(CollectiveKind k) {
          k == CollectiveKind::scatter || k == CollectiveKind::broadcast;
 }
 
+// DiLoCo: per op of a rank, whether it is in the pseudo-gradient phase: from the pseudo-gradient
+// op (a Compute `other` op followed by an outer_optimizer op with no optimizer op between) up to
+// that outer_optimizer op. Collectives and Dynamic ops in it move the pseudo-gradient, in the
+// wire dtype; everywhere else they move gradients or weights in the gradient dtype.
+std::vector<bool> pseudo_gradient_phase(const std::vector<Op>& ops);
+
 // Throws InputError naming the rank and op for Programs that break the conventions above.
 RankPlan make_rank_plan(const Program& program, int rank, int model_layers);
 

@@ -135,6 +135,12 @@ WorkerJob read_worker_job(const std::string& path) {
   return worker_job_from_json(j, path);
 }
 
+DType diloco_wire_dtype(const Scenario& scenario, const Program& program) {
+  if (program.strategy != "diloco") return scenario.model.gradient_dtype;
+  const auto& wire = scenario.strategy.text("wire_dtype");
+  return wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
+}
+
 WorkerJob make_worker_job(const Scenario& scenario, Program program) {
   WorkerJob job;
   job.model = scenario.model;
@@ -145,9 +151,8 @@ WorkerJob make_worker_job(const Scenario& scenario, Program program) {
   if (program.strategy == "diloco") {
     job.outer_lr = scenario.strategy.number("outer_lr");
     job.outer_momentum = scenario.strategy.number("outer_momentum");
-    const auto& wire = scenario.strategy.text("wire_dtype");
-    job.wire_dtype = wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
   }
+  job.wire_dtype = diloco_wire_dtype(scenario, program);
   job.program = std::move(program);
   return job;
 }

@@ -48,4 +48,8 @@ WorkerJob read_worker_job(const std::string& path);
 // scenario.
 WorkerJob make_worker_job(const Scenario& scenario, Program program);
 
+// The dtype DiLoCo's pseudo-gradient travels in (strategy.wire_dtype); the gradient dtype for
+// other strategies.
+DType diloco_wire_dtype(const Scenario& scenario, const Program& program);
+
 }  // namespace geotrain

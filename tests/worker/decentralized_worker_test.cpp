@@ -147,6 +147,20 @@ TEST_CASE("diloco: H inner steps, all-reduced pseudo-gradient, outer Nesterov st
   CHECK(ddp_bytes / (round / h) == Approx(h));  // per inner step H times fewer than per DDP step
 }
 
+TEST_CASE("diloco: the pseudo-gradient all-reduced in fp16 moves half the bytes", "[worker][decentralized]") {
+  const int steps = 2;
+  const Case c = run_scenario("diloco_2", steps, {"strategy.wire_dtype=fp16"});
+  check_loss_falls(c);
+  check_fixed_bytes(c, steps, 2);
+  double round = 0, ddp_bytes = 0;
+  for (const auto& [key, b] : read_op_bytes(rank_dir(c, 1)))
+    if (key.first == 1) round += b;
+  const auto ddp = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  for (const auto& op : build_program(ddp).ranks[1])
+    if (const auto* col = op.as<CollectiveOp>()) ddp_bytes += ring_bytes(2, 1, col->bytes, 4);
+  CHECK(round == ddp_bytes / 2);
+}
+
 TEST_CASE("diloco with an averaging timeout: partial reduce of fp16 pseudo-gradients among the ready workers",
           "[worker][decentralized]") {
   const Case c = run_scenario("diloco_timeout_3", 4);
