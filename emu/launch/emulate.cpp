@@ -64,6 +64,19 @@ void check_links(const Scenario& s, const RunCluster& cluster, const EmulateOpti
                             "--skip-linktest for debugging)", off, dir));
 }
 
+// The Dynamic ops' run-time decisions of every rank in one file (rank column first), to be
+// compared with the simulator's rounds; nothing when the Program has no Dynamic op.
+void merge_dynamic_decisions(const std::string& dir, int ranks) {
+  std::string merged;
+  for (int r = 0; r < ranks; ++r) {
+    std::ifstream in(fmt::format("{}/ranks/{}/dynamic.csv", dir, r));
+    std::string line;
+    if (!in || !std::getline(in, line)) continue;  // header
+    while (std::getline(in, line)) merged += fmt::format("{},{}\n", r, line);
+  }
+  if (!merged.empty()) write_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
+}
+
 std::vector<WorkerSpec> worker_specs(const Scenario& s, const Program& p, const RunCluster& cluster,
                                      const EmulateOptions& o, const std::string& dir, int steps,
                                      const std::string& collectives) {
@@ -179,6 +192,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   { std::ofstream f(dir + "/ops.csv"); write_ops_csv(program, m, f); }
   { std::ofstream f(dir + "/iterations.csv"); write_iterations_csv(figures, f); }
   { std::ofstream f(dir + "/trace.json"); write_trace(program, m, f); }
+  merge_dynamic_decisions(dir, program.world_size);
   const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
   write_compute_profile(dir + "/compute_profile.json", summarize_samples(profile_samples(program, m, o.warmup)),
                         s.model.preset, device.profile);

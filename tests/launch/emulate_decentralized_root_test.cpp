@@ -91,6 +91,16 @@ TEST_CASE("emulate: the decentralized strategies train on shaped links", "[emu][
   CHECK(summary["bytes"]["counted_per_iteration"].get<double>() > 0);
   for (int rank = 0; rank < summary["world_size"].get<int>(); ++rank)
     CHECK(std::filesystem::exists(dir + "/ranks/" + std::to_string(rank) + "/dynamic.csv") == dynamic);
+  CHECK(std::filesystem::exists(dir + "/dynamic.csv") == dynamic);
+  if (dynamic) {  // one decision per rank and step, each listing the rank itself
+    std::ifstream in(dir + "/dynamic.csv");
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "rank,step,op,rule,round,members,decided_s");
+    int rows = 0;
+    while (std::getline(in, line)) ++rows;
+    CHECK(rows == steps * summary["world_size"].get<int>());
+  }
   if (scenario == "diloco_2") {
     // One all-reduce per outer round of H = 4 inner steps: per inner step 4x fewer bytes than DDP.
     const double per_round = summary["ranks"][0]["counted_bytes_per_iteration"].get<double>();
