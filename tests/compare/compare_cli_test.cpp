@@ -9,19 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "run_files.hpp"
+#include "tests/support/shell.hpp"
 
 using namespace geotrain;
 
 namespace {
 
-bool have_root() {
-  if (geteuid() == 0) return true;
-  const char* ci = std::getenv("CI");
-  if (ci != nullptr && std::string(ci) == "true")
-    FAIL("compare's emulation test needs root and must run in CI (CI=true)");
-  WARN("skipped: geotrain compare needs root to emulate; run ctest as root to include it");
-  return false;
-}
+bool have_root() { return geotrain::test::have_root("compare's emulation tests"); }
 
 }  // namespace
 

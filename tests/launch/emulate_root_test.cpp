@@ -4,6 +4,8 @@
 // and must leave nothing behind: no namespace of that cluster, no worker process.
 #include <catch2/catch.hpp>
 
+#include "tests/support/shell.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,29 +31,10 @@ using Clock = std::chrono::steady_clock;
 const std::string kBin = GEOTRAIN_BINARY;
 const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = geotrain::test::ShellRun;
+using geotrain::test::sh;
 
-Run sh(const std::string& cmd) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool have_root() {
-  if (geteuid() == 0) return true;
-  const char* ci = std::getenv("CI");
-  if (ci != nullptr && std::string(ci) == "true")
-    FAIL("emulate tests need root and must run in CI (CI=true), but this process is not root");
-  WARN("skipped: emulate tests need root (network namespaces); run ctest as root to include them");
-  return false;
-}
+bool have_root() { return geotrain::test::have_root("emulate tests"); }
 
 std::string run_dir(const std::string& tag) {
   const auto d = (std::filesystem::temp_directory_path() / ("geotrain-emulate-" + std::to_string(getpid()) + "-" + tag)).string();
