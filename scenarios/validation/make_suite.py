@@ -47,6 +47,15 @@ VARIANTS = {
     "gpipe_random": ("GPipe 2 stages x 2 replicas, random placement", GPIPE, "{kind: random, seed: 5}"),
     "gpipe_scheduled": ("GPipe 2 stages x 2 replicas, placement from geotrain schedule", GPIPE,
                         "{kind: file, file: assignments/NETWORK.json}"),
+    # The decentralized strategies (issue 8); an iteration of diloco_h4 is a round of 4 inner steps.
+    "diloco_h4": ("DiLoCo, 4 inner AdamW steps per round, pseudo-gradient all-reduce (ring)",
+                  "  name: diloco\n  inner_steps: 4\n", None),
+    "sdpipe": ("SD-Pipe partial reduce, 2 stages x 2 replicas, window 20 ms (5-200 ms)",
+               "  name: sdpipe-preduce\n  stages: 2\n  replicas: 2\n  window_initial: 20ms\n"
+               "  window_min: 5ms\n  window_max: 200ms\n  full_sync_every: 4\n", None),
+    "adpsgd": ("AD-PSGD, gossip with one seeded random peer per step", "  name: adpsgd\n  seed: 11\n", None),
+    "hetpipe": ("HetPipe, 2 stages x 2 virtual workers, parameter server on replica 0",
+                "  name: hetpipe\n  stages: 2\n  replicas: 2\n  server: 0\n", None),
 }
 
 
