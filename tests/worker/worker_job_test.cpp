@@ -1,0 +1,43 @@
+// Worker job files: stragglers and DiLoCo's outer step survive the JSON round trip, older files
+// without them get the defaults, a bad wire dtype is named.
+#include <catch2/catch.hpp>
+
+#include "emu/worker/worker_job.hpp"
+#include "sim/common/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
+#include "test_programs.hpp"
+
+using namespace geotrain;
+using Catch::Matchers::Contains;
+
+TEST_CASE("worker jobs carry stragglers and DiLoCo's outer step through JSON", "[worker][job]") {
+  const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/diloco_timeout_3.yaml");
+  const auto job = make_worker_job(s, build_program(s));
+  CHECK(job.stragglers.probability == 0.2);
+  CHECK(job.stragglers.sleep_s == Approx(0.15));
+  CHECK(job.stragglers.seed == 7);
+  CHECK(job.outer_lr == 0.7);
+  CHECK(job.outer_momentum == 0.9);
+  CHECK(job.wire_dtype == DType::fp16);
+  const auto back = worker_job_from_json(worker_job_to_json(job), "job.json");
+  CHECK(back.stragglers.probability == job.stragglers.probability);
+  CHECK(back.stragglers.sleep_s == job.stragglers.sleep_s);
+  CHECK(back.stragglers.seed == job.stragglers.seed);
+  CHECK(back.outer_lr == job.outer_lr);
+  CHECK(back.outer_momentum == job.outer_momentum);
+  CHECK(back.wire_dtype == DType::fp16);
+}
+
+TEST_CASE("worker jobs without the optional sections get the defaults; bad dtypes are named",
+          "[worker][job]") {
+  auto j = worker_job_to_json(test::ddp_job(test::tiny_model(), {2, 2}));
+  j.erase("stragglers");
+  j.erase("outer");
+  const auto job = worker_job_from_json(j, "old.json");
+  CHECK(job.stragglers.probability == 0);
+  CHECK(job.wire_dtype == DType::fp32);
+  j["outer"] = {{"lr", 0.7}, {"momentum", 0.9}, {"wire_dtype", "fp8"}};
+  CHECK_THROWS_WITH(worker_job_from_json(j, "bad.json"),
+                    Contains("bad.json: $.outer.wire_dtype: 'fp8' unknown dtype"));
+}
