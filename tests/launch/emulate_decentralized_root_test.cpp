@@ -4,14 +4,12 @@
 // behind. In CI (CI=true) they must run, so without root they fail there; elsewhere they skip.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
+#include "tests/support/shell.hpp"
+
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -27,29 +25,10 @@ using Clock = std::chrono::steady_clock;
 const std::string kBin = GEOTRAIN_BINARY;
 const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = geotrain::test::ShellRun;
+using geotrain::test::sh;
 
-Run sh(const std::string& cmd) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool have_root() {
-  if (geteuid() == 0) return true;
-  const char* ci = std::getenv("CI");
-  if (ci != nullptr && std::string(ci) == "true")
-    FAIL("emulate tests need root and must run in CI (CI=true), but this process is not root");
-  WARN("skipped: emulate tests need root (network namespaces); run ctest as root to include them");
-  return false;
-}
+bool have_root() { return geotrain::test::have_root("decentralized emulate tests"); }
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
