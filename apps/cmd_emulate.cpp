@@ -27,6 +27,7 @@ int run_emulate(EmulateArgs& a) {
   };
   const emu::EmulateResult r = emu::run_emulation(o);
   const char* bytes = !r.bytes_counted ? "bytes not counted (Gloo's own collectives)"
+                      : !r.bytes_fixed ? "bytes decided at run time (per round in dynamic.csv)"
                       : r.bytes_match  ? "bytes match the Program's"
                                        : "bytes DO NOT match the Program's";
   fmt::print("median iteration {:.3f} s, {:.0f} tokens/s, {}, {:.1f} s in all; wrote {}\n",

@@ -207,6 +207,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   res.tokens_per_s = summary["tokens_per_s"].get<double>();
   res.bytes_match = summary["bytes"]["match"].get<bool>();
   res.bytes_counted = !summary["bytes"]["counted_per_iteration"].is_null();
+  res.bytes_fixed = !summary["bytes"]["program_per_iteration"].is_null();
   return res;
 }
 

@@ -36,6 +36,7 @@ struct EmulateResult {
   double wall_s = 0;
   bool bytes_match = false;
   bool bytes_counted = false;  // false: Gloo's own collectives ran (the worker cannot count them)
+  bool bytes_fixed = false;    // false: run-time decisions (gossip, partial reduce) set the bytes
 };
 
 // Throws InputError before creating anything (no root, bad scenario, no worker executable),
