@@ -76,6 +76,10 @@ void PreduceCoordinator::run() {
   std::vector<Arrival> queue;          // received, not yet fed to the window (ready-time order)
   std::map<int, std::int64_t> run_of;  // waiting position -> its k
   std::int64_t next = 1, decided = 0;
+  // Every member runs the op equally often; after its last round it leaves the window (as in
+  // the simulator, dynamic_rules.hpp), so a full sync at the end does not wait for it.
+  const std::int64_t per_member = arrivals_ / members_;
+  std::map<int, std::int64_t> rounds_of;
   double lag_s = 0;
   while (decided < arrivals_ && !stop_) {
     bool progressed = false;
@@ -100,12 +104,14 @@ void PreduceCoordinator::run() {
       queue.erase(queue.begin());
     }
     const auto closes = rule.closes_at_s();
-    const bool everyone = rule.open() && static_cast<int>(run_of.size()) == members_;
+    const bool everyone = rule.all_in();
     if (closes && (everyone || cluster_.now_s() >= *closes + 1.5 * lag_s + 1e-3)) {
       const auto group = rule.close();
       const std::string value = fmt::format("{}", fmt::join(group, " "));
       for (int m : group) store->set(fmt::format("{}/d/{}/{}", prefix_, m, run_of.at(m)), bytes_of(value));
       for (int m : group) run_of.erase(m);
+      for (int m : group)
+        if (++rounds_of[m] == per_member) rule.leave(m);
       decided += static_cast<std::int64_t>(group.size());
       progressed = true;
     }

@@ -40,11 +40,12 @@ struct DynamicRunner::Window {
 // mutex and condition variable, is made before the actors start.
 DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
   const Program& p = ctx.program();
-  for (const auto& ops : p.ranks)
-    for (const auto& op : ops)
+  for (int r = 0; r < p.world_size; ++r)
+    for (const auto& op : p.ranks[static_cast<std::size_t>(r)])
       if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) {
         auto& w = windows_[{d->group, d->tag}];
         if (!w) w = std::make_unique<Window>(*d, static_cast<int>(p.group(d->group).ranks.size()));
+        partial_total_[{r, d->group, d->tag}] += ctx.settings().iterations;
       }
 }
 DynamicRunner::~DynamicRunner() = default;
@@ -115,6 +116,11 @@ void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& reco
     }
     members = std::move(*mine);
     mine.reset();
+    const std::tuple<int, GroupId, int> key{rank, op.group, op.tag};
+    if (++partial_done_[key] == partial_total_.at(key)) {
+      w.rule.leave(pos);
+      w.changed->notify_all();  // a window (full sync) may have been waiting for this member
+    }
   }
   record.idle_to_s = now();
   if (members.size() < 2) return;

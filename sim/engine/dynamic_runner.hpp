@@ -10,7 +10,8 @@
 //                    everyone is in (SimGrid condition variable with a timeout on the
 //                    simulated clock); the members of the closed window then run a ring
 //                    all-reduce of `bytes` among themselves (collective_schedule steps
-//                    replayed message by message, as for Collective ops).
+//                    replayed message by message, as for Collective ops). After its last
+//                    round of the run a member leaves the window (nobody waits for it).
 // Waiting for partners or for the window counts as idle in the op's record.
 #include <map>
 #include <memory>
@@ -52,6 +53,9 @@ class DynamicRunner {
   SimContext& ctx_;
   std::map<std::tuple<int, GroupId, int>, std::int64_t> gossip_round_;  // (rank, group, tag)
   std::map<std::pair<GroupId, int>, std::unique_ptr<Window>> windows_;
+  // Partial-reduce rounds per (rank, group, tag): done so far, and in the whole run (a rank
+  // leaves the window after its last one).
+  std::map<std::tuple<int, GroupId, int>, std::int64_t> partial_done_, partial_total_;
   std::map<std::pair<GroupId, int>, std::vector<Round>> rounds_;
 };
 

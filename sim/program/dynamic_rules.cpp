@@ -50,6 +50,8 @@ std::vector<int> gossip_pairing(std::uint64_t seed, std::int64_t round, int memb
 PartialReduceWindow::PartialReduceWindow(int members, double window_s, double window_min_s,
                                          double window_max_s, int full_sync_every)
     : members_(members),
+      active_(members),
+      gone_(static_cast<std::size_t>(std::max(members, 0)), false),
       window_s_(window_s),
       min_s_(window_min_s > 0 ? window_min_s : window_s),
       max_s_(window_max_s > 0 ? window_max_s : window_s),
@@ -63,9 +65,10 @@ PartialReduceWindow::PartialReduceWindow(int members, double window_s, double wi
 
 void PartialReduceWindow::ready(int member, double now_s) {
   if (member < 0 || member >= members_ ||
-      std::find(waiting_.begin(), waiting_.end(), member) != waiting_.end())
-    throw Error(fmt::format("partial reduce: member {} ready twice or outside 0..{}", member,
-                            members_ - 1));
+      std::find(waiting_.begin(), waiting_.end(), member) != waiting_.end() ||
+      gone_[static_cast<std::size_t>(member)])
+    throw Error(fmt::format("partial reduce: member {} ready twice, after leaving, or outside "
+                            "0..{}", member, members_ - 1));
   if (waiting_.empty()) opened_s_ = now_s;
   last_arrival_s_ = now_s;
   waiting_.push_back(member);
@@ -74,7 +77,7 @@ void PartialReduceWindow::ready(int member, double now_s) {
 
 std::optional<double> PartialReduceWindow::closes_at_s() const {
   if (waiting_.empty()) return std::nullopt;
-  if (static_cast<int>(waiting_.size()) == members_) return last_arrival_s_;  // nobody to wait for
+  if (all_in()) return last_arrival_s_;  // nobody to wait for
   if (full_sync_) return std::nullopt;
   return opened_s_ + window_s_;
 }
@@ -84,7 +87,7 @@ std::vector<int> PartialReduceWindow::close() {
   waiting_.clear();
   std::sort(group.begin(), group.end());
   ++groups_;
-  const bool everyone = static_cast<int>(group.size()) == members_;
+  const bool everyone = static_cast<int>(group.size()) == active_;
   if (everyone && full_sync_) {
     full_sync_ = false;
     arrivals_since_sync_ = 0;
@@ -92,11 +95,20 @@ std::vector<int> PartialReduceWindow::close() {
     full_sync_ = true;
   }
   // Hetu's rule (min_worker = 2): a lonely member means the window was too short.
-  if (group.size() < 2 && members_ >= 2)
+  if (group.size() < 2 && active_ >= 2)
     window_s_ = std::min(window_s_ * 2, max_s_);
   else
     window_s_ = std::max(window_s_ * 0.9, min_s_);
   return group;
+}
+
+void PartialReduceWindow::leave(int member) {
+  if (member < 0 || member >= members_ || gone_[static_cast<std::size_t>(member)] ||
+      std::find(waiting_.begin(), waiting_.end(), member) != waiting_.end())
+    throw Error(fmt::format("partial reduce: member {} cannot leave (outside 0..{}, gone, or "
+                            "waiting)", member, members_ - 1));
+  gone_[static_cast<std::size_t>(member)] = true;
+  --active_;
 }
 
 }  // namespace geotrain

@@ -29,7 +29,9 @@ std::vector<int> gossip_pairing(std::uint64_t seed, std::int64_t round, int memb
 // doubles (up to max) when a group had fewer than 2 members and shrinks by 10% (down to min)
 // otherwise). Forced full synchronisation: once `full_sync_every` arrivals (worker updates)
 // have been counted since the last full sync, the next window stays open until every member is
-// ready. Time is whatever clock the executor uses, in seconds.
+// ready. A member whose last round is over `leave`s: no window waits for it any more (without
+// this a full sync near the end of a run would wait for a member that has finished). Time is
+// whatever clock the executor uses, in seconds.
 class PartialReduceWindow {
  public:
   PartialReduceWindow(int members, double window_s, double window_min_s, double window_max_s,
@@ -47,6 +49,10 @@ class PartialReduceWindow {
   bool open() const { return !waiting_.empty(); }
   // Closes the open window: the waiting members (sorted) form the group; adapts the window.
   std::vector<int> close();
+  // Member `member` will not be ready again (not while it waits: that is an error).
+  void leave(int member);
+  // Every member that has not left is waiting.
+  bool all_in() const { return !waiting_.empty() && static_cast<int>(waiting_.size()) == active_; }
 
   double window_s() const { return window_s_; }
   bool full_sync_pending() const { return full_sync_; }
@@ -54,6 +60,8 @@ class PartialReduceWindow {
 
  private:
   int members_;
+  int active_;              // members that have not left
+  std::vector<bool> gone_;
   double window_s_, min_s_, max_s_;
   int full_sync_every_;
   std::vector<int> waiting_;

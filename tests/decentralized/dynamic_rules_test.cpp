@@ -115,3 +115,24 @@ TEST_CASE("partial reduce: a full sync is forced after full_sync_every updates",
   w.ready(1, 10);
   CHECK(*w.closes_at_s() == Approx(10.001));
 }
+
+TEST_CASE("partial reduce: a member that left is not waited for, not even by a full sync",
+          "[decentralized][rules]") {
+  PartialReduceWindow w(3, 1e-3, 1e-3, 1e-3, 2);
+  w.ready(0, 0);
+  w.ready(1, 0);
+  w.close();  // 2 updates: the next window waits for everyone
+  REQUIRE(w.full_sync_pending());
+  w.ready(1, 1);
+  CHECK_FALSE(w.closes_at_s());  // waits for 0 and 2
+  w.leave(2);                    // rank 2's last round is over (it was never ready again)
+  CHECK_FALSE(w.closes_at_s());  // still waits for 0
+  w.ready(0, 3);
+  CHECK(w.all_in());
+  CHECK(*w.closes_at_s() == 3);
+  CHECK(w.close() == std::vector<int>{0, 1});
+  CHECK_FALSE(w.full_sync_pending());  // everyone still running took part
+  CHECK_THROWS_AS(w.ready(2, 4), Error);
+  w.ready(0, 4);
+  CHECK_THROWS_AS(w.leave(0), Error);  // waiting members cannot leave
+}
