@@ -24,13 +24,8 @@ void check_bytes(int rank, int i, const Op& op, double program_bytes, double ten
 }  // namespace
 
 Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
-  const auto what = plan_.carries[static_cast<std::size_t>(i)];
-  if (what == Carries::gradients || what == Carries::weights) {
-    // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
-    // keeps none) or its weights (the server's reply), in the gradient dtype.
-    const auto type = scalar_type(job_.model.gradient_dtype);
-    auto wire = (what == Carries::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
-    if (what == Carries::gradients) stage_.flat_grad().zero_();
+  // Checks the tensor against the Program's bytes and posts it; the pending op keeps it alive.
+  const auto post = [&](const torch::Tensor& wire) {
     check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], s.bytes, static_cast<double>(wire.nbytes()));
     std::vector<torch::Tensor> v{wire};
     Pending p;
@@ -38,6 +33,15 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
     p.bytes = static_cast<double>(wire.nbytes());
     p.keep_alive = wire;
     return p;
+  };
+  const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  if (what == Carries::gradients || what == Carries::weights) {
+    // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
+    // keeps none) or its weights (the server's reply), in the gradient dtype.
+    const auto type = scalar_type(job_.model.gradient_dtype);
+    auto wire = (what == Carries::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
+    if (what == Carries::gradients) stage_.flat_grad().zero_();
+    return post(wire);
   }
   const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
   auto& from = plan_.carries[static_cast<std::size_t>(i)] == Carries::activation ? act_out_ : grad_out_;
@@ -47,13 +51,7 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
                                  "compute op that produces it", options_.rank, i, ops_[static_cast<std::size_t>(i)].label, mb));
   auto wire = it->second.to(scalar_type(job_.model.dtype)).contiguous();
   from.erase(it);
-  check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], s.bytes, static_cast<double>(wire.nbytes()));
-  std::vector<torch::Tensor> v{wire};
-  Pending p;
-  p.works.push_back(cluster_.world().send(v, s.peer, s.tag));
-  p.bytes = static_cast<double>(wire.nbytes());
-  p.keep_alive = wire;
-  return p;
+  return post(wire);
 }
 
 Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
