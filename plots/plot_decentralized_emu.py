@@ -11,7 +11,6 @@ wall-clock and against training steps).
 """
 import csv
 import json
-import re
 import sys
 from itertools import accumulate
 from pathlib import Path
@@ -21,11 +20,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-def steps_per_iteration(name):
-    # DiLoCo's iteration is one outer round of H inner steps; everything else is one step.
-    m = re.match(r"diloco_h(\d+)", name)
-    return int(m.group(1)) if m else 1
+from plot_decentralized import steps_per_iteration  # noqa: E402  (same folder)
 
 
 def read(results):
