@@ -67,7 +67,10 @@ TEST_CASE("emulate: the decentralized strategies train on shaped links", "[emu][
   // Fixed traffic (Send, Collective) matches the Program; Dynamic ops' traffic depends on the
   // run-time decision (checked op by op in tests/worker), but it is counted.
   if (!dynamic) CHECK(summary["bytes"]["match"] == true);
-  CHECK(summary["bytes"]["counted_per_iteration"].get<double>() > 0);
+  // Counted either way; a dynamic step may move nothing (every window had one member, or the
+  // rank sat a gossip round out), so only fixed traffic must be positive.
+  REQUIRE(summary["bytes"]["counted_per_iteration"].is_number());
+  if (!dynamic) CHECK(summary["bytes"]["counted_per_iteration"].get<double>() > 0);
   for (int rank = 0; rank < summary["world_size"].get<int>(); ++rank)
     CHECK(std::filesystem::exists(dir + "/ranks/" + std::to_string(rank) + "/dynamic.csv") == dynamic);
   CHECK(std::filesystem::exists(dir + "/dynamic.csv") == dynamic);
