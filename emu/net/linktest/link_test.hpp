@@ -30,6 +30,7 @@ struct LinkMeasurement {
   double measured_min_rtt_s = 0;  // fastest probe
   double goodput_Bps = 0;
   std::string congestion_control;
+  int bulk_attempts = 0;  // a bulk probe below tolerance is repeated once (see link_test.cpp)
   double delay_error_s() const { return measured_rtt_s / 2 - rtt_s / 2; }
   double bandwidth_error_rel() const { return goodput_Bps / payload_ceiling_Bps - 1; }
   bool delay_ok = false, bandwidth_ok = false;
