@@ -44,7 +44,9 @@ std::size_t element_count(double bytes) { return static_cast<std::size_t>(std::l
 
 void check_collectives(const Program& program, const EngineSettings& settings) {
   std::vector<std::string> problems;
-  std::set<std::tuple<int, int, std::size_t>> seen;  // (kind, algorithm, size): one check each
+  // (kind, algorithm, group size, bytes): one check each. Bytes matter only to Gloo's own
+  // collectives (equal allgather chunks), so they are 0 in the key of the others.
+  std::set<std::tuple<int, int, int, std::size_t>> seen;
   for (std::size_t r = 0; r < program.ranks.size(); ++r) {
     for (std::size_t i = 0; i < program.ranks[r].size(); ++i) {
       const auto* c = program.ranks[r][i].as<CollectiveOp>();
@@ -58,10 +60,14 @@ void check_collectives(const Program& program, const EngineSettings& settings) {
       }
       const auto algorithm = modelled_algorithm(*c, settings);
       const int n = static_cast<int>(g.ranks.size());
+      const bool library = algorithm == CollectiveAlgorithm::library;
+      const std::size_t bytes = library ? element_count(c->bytes) : 0;
+      if (!seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), n, bytes).second)
+        continue;
       try {
-        if (algorithm == CollectiveAlgorithm::library)  // size matters (equal allgather chunks)
-          gloo_actions(c->kind, n, 0, root, element_count(c->bytes));
-        else if (seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), n).second)
+        if (library)
+          gloo_actions(c->kind, n, 0, root, bytes);
+        else
           collective_schedule(c->kind, algorithm, n, 0, root, 1);
       } catch (const InputError& e) {
         for (const auto& line : e.problems())

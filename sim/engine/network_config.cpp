@@ -37,8 +37,6 @@ namespace geotrain::engine {
 
 double tcp_window_bytes(double tcp_buffer_bytes) { return tcp_buffer_bytes / 2; }
 
-double TransferModel::latency_s(double route_latency_s) const { return route_latency_s; }
-
 double TransferModel::rate_Bps(double route_latency_s, double route_bandwidth_Bps) const {
   if (model == NetworkModel::flow) return route_bandwidth_Bps;
   double rate = route_bandwidth_Bps;
@@ -49,7 +47,7 @@ double TransferModel::rate_Bps(double route_latency_s, double route_bandwidth_Bp
 
 double TransferModel::seconds(double route_latency_s, double route_bandwidth_Bps,
                               double bytes) const {
-  return latency_s(route_latency_s) + bytes / rate_Bps(route_latency_s, route_bandwidth_Bps);
+  return route_latency_s + bytes / rate_Bps(route_latency_s, route_bandwidth_Bps);
 }
 
 }  // namespace geotrain::engine

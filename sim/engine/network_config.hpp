@@ -41,7 +41,6 @@ namespace geotrain::engine {
 struct TransferModel {
   NetworkModel model = NetworkModel::flow;
   double tcp_buffer_bytes = 0;  // the scenario's tcp_buffer; the window is half of it
-  double latency_s(double route_latency_s) const;
   double rate_Bps(double route_latency_s, double route_bandwidth_Bps) const;
   double seconds(double route_latency_s, double route_bandwidth_Bps, double bytes) const;
 };

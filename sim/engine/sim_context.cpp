@@ -93,7 +93,8 @@ void SimContext::post_ready(Rendezvous::Kind kind, int src, int dst, int key) {
 namespace geotrain::engine {
 
 double SimContext::flow_latency_s(int src_device, int dst_device) {
-  return transfer_model().latency_s(routes_.route(src_device, dst_device).latency_s);
+  // Both models start a transfer one route latency after it is posted (no latency factor).
+  return routes_.route(src_device, dst_device).latency_s;
 }
 
 double SimContext::step_seconds(int src_device, int dst_device, double bytes) {

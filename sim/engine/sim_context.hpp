@@ -67,7 +67,7 @@ class SimContext {
   long next_collective(int rank, GroupId group);
 
   // A transfer alone on the route src -> dst under the scenario's network model: its latency
-  // and its duration (network_config.hpp's closed forms of CM02 / LV08).
+  // and its duration (network_config.hpp's closed forms of the flow and tcp models).
   double flow_latency_s(int src_device, int dst_device);
   double step_seconds(int src_device, int dst_device, double bytes);
   double flow_rate_Bps(int src_device, int dst_device);

@@ -25,29 +25,28 @@ DType wire_dtype(const std::string& name) {
   return name == "fp16" ? DType::fp16 : name == "bf16" ? DType::bf16 : DType::fp32;
 }
 
-// Element-wise pass over fp32 master weights: read two buffers, write one.
-Op pseudo_gradient_op(const ModelSpec& m) {
+// A pass over the whole model's fp32 weights costing `flops` and `bytes` per parameter.
+Op whole_model_op(const ModelSpec& m, ComputeKind kind, double flops, double bytes,
+                  const char* label) {
   ComputeOp op;
-  op.kind = ComputeKind::other;
+  op.kind = kind;
   op.micro_batch = -1;
   op.layer_end = m.layers;
   const double params = stage_params(m, 0, m.layers);
-  op.flops = params;
-  op.memory_bytes = 12 * params;
-  return make_op(op, "pseudo-gradient");
+  op.flops = flops * params;
+  op.memory_bytes = bytes * params;
+  return make_op(op, label);
+}
+
+// Element-wise pass over fp32 master weights: read two buffers, write one.
+Op pseudo_gradient_op(const ModelSpec& m) {
+  return whole_model_op(m, ComputeKind::other, 1, 12, "pseudo-gradient");
 }
 
 // Nesterov SGD: read weight, pseudo-gradient and momentum, write momentum and weight (20 B);
 // momentum update, look-ahead and step are ~5 flop per parameter.
 Op outer_optimizer_op(const ModelSpec& m) {
-  ComputeOp op;
-  op.kind = ComputeKind::outer_optimizer;
-  op.micro_batch = -1;
-  op.layer_end = m.layers;
-  const double params = stage_params(m, 0, m.layers);
-  op.flops = 5 * params;
-  op.memory_bytes = 20 * params;
-  return make_op(op, "outer optim");
+  return whole_model_op(m, ComputeKind::outer_optimizer, 5, 20, "outer optim");
 }
 
 }  // namespace
