@@ -33,18 +33,14 @@ std::string emulate(const CompareOptions& o, const std::string& dir) {
 
 // The simulate arguments for one network model: the measured compute profile and the known
 // stack effects; the network stays the scenario's.
-std::vector<std::string> simulate_args(const CompareOptions& o, const std::string& measured,
+std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
                                        const std::string& model, const std::string& out) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(o.sim_iterations)};
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
   // Model the collectives the measured run used (emulate --collectives may override the scenario).
-  if (std::ifstream in(measured + "/summary.json"); in) {
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_object() && j.contains("collectives") && j["collectives"].is_string())
-      args.insert(args.end(), {"--set", "emulation.collectives=" + j["collectives"].get<std::string>()});
-  }
-  const std::string profile = fs::absolute(measured + "/compute_profile.json").string();
+  if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
+  const std::string profile = fs::absolute(m.dir + "/compute_profile.json").string();
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
   if (o.model_effects) {
     args.insert(args.end(), {"--set", "simulation.rendezvous=true"});
@@ -81,7 +77,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   for (const auto& model : models) {
     const std::string out = dir + "/sim_" + model;
     if (fs::exists(out)) fs::remove_all(out);  // a re-comparison replaces its own predictions
-    auto args = simulate_args(o, measured, model, out);
+    auto args = simulate_args(o, m, model, out);
     run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
     commands.push_back(args);
     predicted.push_back(compare::read_predicted_run(out));

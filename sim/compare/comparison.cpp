@@ -47,6 +47,7 @@ RunFiles read_measured_run(const std::string& dir) {
     throw InputError(fmt::format("{}/summary.json: format '{}' (expected a geotrain emulate run, "
                                  "'geotrain-emu-summary')", dir, j.value("format", "")));
   RunFiles r = read_common(dir, j);
+  r.collectives = j.value("collectives", "");
   const int warmup = j.value("warmup_iterations", 0);
   const auto times = j.at("iteration_times_s").get<std::vector<double>>();
   for (std::size_t i = 0; i < times.size(); ++i)

@@ -21,6 +21,7 @@ struct RunFiles {
   std::vector<double> iteration_times_s;  // per compared iteration (measured only)
   std::vector<int> iterations;          // iteration numbers compared
   std::vector<OpRow> ops;
+  std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
 };
 
 // geotrain emulate's run directory: summary.json (iteration_times_s, warmup_iterations), ops.csv.
