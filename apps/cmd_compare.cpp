@@ -22,7 +22,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--set", o->sets, "override a scenario key for both runs: key.path=value (repeatable)");
   cmd->add_option("--steps", o->steps, "emulated training iterations (default: training.steps)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--sim-iterations", o->sim_iterations, "simulated iterations (default 3)")
+  cmd->add_option("--sim-iterations", o->sim_iterations, "simulated iterations (default: as many as the measured run, warm-up included)")
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-model-effects{false}", o->model_effects,
                 "simulate without the rendezvous delay and TCP payload share (ablation)");

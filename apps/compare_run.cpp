@@ -31,12 +31,19 @@ std::string emulate(const CompareOptions& o, const std::string& dir) {
   return run;
 }
 
+// As many iterations as the measured run (warm-up included, so the same ones are compared),
+// unless --sim-iterations says otherwise.
+int simulated_iterations(const CompareOptions& o, const compare::RunFiles& m) {
+  if (o.sim_iterations > 0) return o.sim_iterations;
+  return std::max(1, m.warmup + static_cast<int>(m.iterations.size()));
+}
+
 // The simulate arguments for one network model: the measured compute profile and the known
 // stack effects; the network stays the scenario's.
 std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
                                        const std::string& model, const std::string& out) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
-                                "--iterations", std::to_string(o.sim_iterations)};
+                                "--iterations", std::to_string(simulated_iterations(o, m))};
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
   // Model the collectives the measured run used (emulate --collectives may override the scenario).
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
@@ -80,7 +87,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
     auto args = simulate_args(o, m, model, out);
     run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
     commands.push_back(args);
-    predicted.push_back(compare::read_predicted_run(out));
+    predicted.push_back(compare::read_predicted_run(out, m.warmup));
   }
   auto c = compare::compare_runs(m, predicted, models);
   compare::write_comparison(c, dir);

@@ -27,7 +27,7 @@ struct CompareOptions {
   std::string results = "results";
   std::vector<std::string> sets;   // passed to emulate and simulate
   int steps = 0;                   // emulate --steps (0 = training.steps)
-  int sim_iterations = 3;
+  int sim_iterations = 0;  // 0: as many as the measured run
   bool model_effects = true;       // rendezvous + payload efficiency (off: ablation)
   bool quiet = false;              // emulation output to a log file instead of the terminal
 };

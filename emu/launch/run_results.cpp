@@ -9,6 +9,7 @@
 #include "emu/launch/program_bytes.hpp"
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/iteration_intervals.hpp"
 
 namespace geotrain::emu {
 
@@ -59,6 +60,19 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
       throw Error(fmt::format("rank {} recorded {} ops, expected {} ({} steps x {} ops)", r,
                               m.ops[r].size(), steps * program.ranks[r].size(), steps, program.ranks[r].size()));
   }
+  // The step time is the completion interval (sim/common/iteration_intervals.hpp), the figure
+  // the simulator's side of `compare` uses too.
+  std::vector<double> last_end(steps, 0);
+  double start = 0;
+  bool first = true;
+  for (const auto& rows : m.ops)
+    for (const auto& row : rows) {
+      if (row.step < 0 || static_cast<std::size_t>(row.step) >= steps) continue;
+      auto& end = last_end[static_cast<std::size_t>(row.step)];
+      end = std::max(end, row.end_s);
+      if (row.step == 0) start = first ? row.start_s : std::min(start, row.start_s), first = false;
+    }
+  const auto intervals = completion_intervals(last_end, start);
   std::vector<StepFigures> out(steps);
   std::vector<std::vector<double>> bytes;
   for (std::size_t r = 0; r < n; ++r) bytes.push_back(rank_step_bytes(m.ops[r], static_cast<int>(steps)));
@@ -69,10 +83,10 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
     int losses = 0;
     for (std::size_t r = 0; r < n; ++r) {
       const auto& it = m.iterations[r][s];
-      f.time_s = std::max(f.time_s, it.time_s);
       if (!std::isnan(it.loss)) loss_sum += it.loss, ++losses;
       bytes_sum = (bytes_sum < 0 || bytes[r][s] < 0) ? -1 : bytes_sum + bytes[r][s];
     }
+    f.time_s = intervals[s];
     f.loss = losses ? loss_sum / losses : std::nan("");
     f.tokens_per_s = f.time_s > 0 ? program.tokens_per_iteration / f.time_s : 0;
     f.bytes = bytes_sum;

@@ -32,7 +32,7 @@ RankMeasurements read_rank_measurements(const std::string& ranks_dir, int world_
 
 struct StepFigures {
   int step = 0;
-  double time_s = 0;        // slowest rank's iteration time
+  double time_s = 0;        // completion interval: last rank done with this step - with the previous
   double loss = 0;          // NaN if no rank reported one
   double tokens_per_s = 0;  // tokens of one iteration / time_s
   double bytes = -1;        // counted bytes of all ranks in the step (-1: not countable)

@@ -27,6 +27,8 @@ class Interpreter {
   Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster);
 
   ~Interpreter();
+  // Before the first step: opens every connection a dynamic op may use (interpreter_dynamic.cpp).
+  void warm_up_dynamic_groups();
   void run_step(int step);  // one iteration of the Program
   // Waits until the partial-reduce coordinators this rank hosts have served every arrival.
   void finish();

@@ -18,6 +18,11 @@ namespace {
 // Gloo tags of dynamic traffic, apart from the Program's tags and collective steps.
 constexpr int kGossipTag = 1 << 20;
 constexpr int kPartialReduceTag = 1 << 21;
+constexpr int kWarmUpTag = 1 << 22;
+// Warm-up exchanges stop at this size: enough to open the congestion window to the bandwidth-
+// delay product of any scaled link here (25 Mbit/s x 0.5 s RTT = 1.6 MB) without spending
+// minutes on a large model.
+constexpr double kWarmUpMaxBytes = 16.0 * 1024 * 1024;
 
 torch::ScalarType scalar_type(DType t) {
   return t == DType::fp32 ? torch::kFloat32 : t == DType::fp16 ? torch::kFloat16 : torch::kBFloat16;
@@ -29,18 +34,56 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 Interpreter::~Interpreter() = default;
 
+// Rank 0 hosts the store and, next to it, one coordinator per partial-reduce op of the Program
+// (preduce_coordinator.hpp), whether or not it is a member of that op's group.
 void Interpreter::start_coordinators() {
-  std::map<std::pair<GroupId, int>, int> runs;  // partial-reduce ops per iteration
-  for (const auto& op : ops_)
-    if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) ++runs[{d->group, d->tag}];
+  if (options_.rank != 0) return;
+  std::map<std::pair<GroupId, int>, int> runs;  // partial-reduce ops per iteration, per (group, tag)
+  std::map<std::pair<GroupId, int>, const DynamicOp*> op_of;
+  for (const auto& group : job_.program.groups) {
+    const auto& ops = job_.program.ranks[static_cast<std::size_t>(group.ranks.front())];
+    for (const auto& op : ops)
+      if (const auto* d = op.as<DynamicOp>();
+          d && d->rule == DynamicRule::partial_reduce && d->group == group.id) {
+        ++runs[{d->group, d->tag}];
+        op_of[{d->group, d->tag}] = d;
+      }
+  }
   for (const auto& [key, per_step] : runs) {
-    if (cluster_.position(key.first) != 0) continue;  // the group's first rank coordinates
-    const DynamicOp* d = nullptr;
-    for (const auto& op : ops_)
-      if (const auto* x = op.as<DynamicOp>(); x && x->group == key.first && x->tag == key.second) d = x;
     const auto members = static_cast<int>(job_.program.group(key.first).ranks.size());
     coordinators_.push_back(std::make_unique<PreduceCoordinator>(
-        cluster_, *d, members, static_cast<std::int64_t>(members) * per_step * options_.steps));
+        cluster_, *op_of.at(key), members, static_cast<std::int64_t>(members) * per_step * options_.steps));
+  }
+}
+
+// Dynamic ops pick their peers at run time, so a pair may first talk in a measured step, on a
+// connection that has never carried data: TCP slow start over a 250 ms RTT then costs seconds
+// (AD-PSGD on DT-FM case 5: 1.9-6 s for a first 0.9 MB exchange, 0.5-0.7 s once the connection
+// is warm). A long run pays that once per pair; an 8-step emulation would measure it every
+// step. So before the first step every member exchanges one op-sized buffer (at most
+// kWarmUpMaxBytes) with every other member of each dynamic group, as static Programs do in
+// their (unmeasured) first iteration. The namespaces keep tcp_slow_start_after_idle = 0, so
+// the windows stay open afterwards. Static ops need nothing: their first iteration is warm-up.
+void Interpreter::warm_up_dynamic_groups() {
+  std::map<GroupId, double> bytes;
+  for (const auto& op : ops_)
+    if (const auto* d = op.as<DynamicOp>()) bytes[d->group] = std::max(bytes[d->group], d->bytes);
+  for (const auto& [group, size] : bytes) {
+    const auto& ranks = job_.program.group(group).ranks;
+    const auto count = static_cast<std::int64_t>(std::min(size, kWarmUpMaxBytes) / sizeof(float));
+    if (ranks.size() < 2 || count == 0) continue;
+    auto& pg = cluster_.group(group);
+    const int me = cluster_.position(group);
+    std::vector<torch::Tensor> buffers;
+    std::vector<WorkPtr> works;
+    for (int peer = 0; peer < static_cast<int>(ranks.size()); ++peer) {
+      if (peer == me) continue;
+      std::vector<torch::Tensor> out{torch::zeros({count})}, in{torch::empty({count})};
+      works.push_back(pg.send(out, peer, kWarmUpTag));
+      works.push_back(pg.recv(in, peer, kWarmUpTag));
+      buffers.insert(buffers.end(), {out[0], in[0]});
+    }
+    for (auto& w : works) w->wait(cluster_.timeout());
   }
 }
 
@@ -137,7 +180,7 @@ double Interpreter::partial_reduce(int i, const DynamicOp& d, torch::Tensor& wir
   const auto& ranks = job_.program.group(d.group).ranks;
   const int pos = cluster_.position(d.group);
   const std::int64_t round = dynamic_round_[{d.group, d.tag}]++;
-  const auto members = preduce_ready(cluster_.store(), preduce_prefix(d), pos, round, cluster_.now_s());
+  const auto members = preduce_ready(cluster_.store(), preduce_prefix(d), pos, round);
   std::vector<int> together;
   for (int m : members) together.push_back(ranks[static_cast<std::size_t>(m)]);
   std::sort(together.begin(), together.end());

@@ -1,20 +1,21 @@
 #pragma once
 // Partial reduce at run time over the cluster's TCPStore (SD-Pipe; DiLoCo with an averaging
 // timeout). The decision is the simulator's: sim/program/dynamic_rules.hpp's PartialReduceWindow,
-// fed with the members' ready times on the common clock (Cluster::now_s).
+// fed with the times the coordinator HEARS of each member, on the common clock (Cluster::now_s).
 //
 //   member (every rank of the group, at the Dynamic op):
-//     n = add("<prefix>/n", 1); set("<prefix>/a/<n>", "<position> <k> <ready_s>")
+//     set("<prefix>/a/<position>/<k>")                 one message to the store (no reply)
 //     get("<prefix>/d/<position>/<k>")  ->  the positions that average together
-//   coordinator (a thread in the process of the group's first rank, its own store connection):
-//     reads arrivals in order, feeds them to the window in ready-time order, and closes the
-//     window when the rule says so, writing one decision key per member of the window.
+//                                          (c10d: WAIT, answered once the key exists, then GET)
+//   coordinator (a thread on rank 0, next to the store it serves, with its own connection):
+//     polls each member's next arrival key locally, feeds arrivals to the window in the order
+//     it hears of them, and closes the window when the rule says so (its deadline on the
+//     coordinator's clock, or at once when every member is in), writing one key per member.
 //
-// Messages to the store cross the shaped links, so an arrival reaches the coordinator late.
-// The coordinator therefore closes a window only `grace` after its deadline (1.5 x the largest
-// arrival lag seen so far + 1 ms) and decides on the members' own ready times: a member ready
-// before the deadline joins the window unless its message is later than that grace (then it
-// opens the next window). A window every member is in closes at once, as in the simulator.
+// Like SD-Pipe's scheduler it is one central process: a member far from rank 0 is heard one
+// one-way delay after it is ready and learns the decision three one-way delays after it was
+// made (WAIT's answer, then GET's round trip). The simulator models exactly these messages
+// (sim/engine/dynamic_runner.cpp), so the two executors decide on the same times.
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -27,17 +28,18 @@
 
 namespace geotrain {
 
-// The member side: announces `position` ready at `ready_s` for its k-th run of the op, blocks
-// until the coordinator decided; returns the positions (ascending) of the window it is in.
+// The member side: announces `position` ready for its k-th run of the op, blocks until the
+// coordinator decided; returns the positions (ascending) of the window it is in.
 std::vector<int> preduce_ready(c10d::Store& store, const std::string& prefix, int position,
-                               std::int64_t k, double ready_s);
+                               std::int64_t k);
 
 // Store key prefix of one partial-reduce op (group, tag): the same on every member.
 std::string preduce_prefix(const DynamicOp& op);
 
 class PreduceCoordinator {
  public:
-  // Serves `arrivals` arrivals in total (members x steps x runs per step), then stops.
+  // Serves `arrivals` arrivals in total (members x steps x runs per step), then stops; runs on
+  // rank 0 (the store's host) for every partial-reduce op of the Program.
   PreduceCoordinator(Cluster& cluster, const DynamicOp& op, int members, std::int64_t arrivals);
   ~PreduceCoordinator();
   PreduceCoordinator(const PreduceCoordinator&) = delete;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/common/error.hpp"
+#include "sim/common/iteration_intervals.hpp"
 #include "sim/compare/error_stats.hpp"
 
 namespace geotrain::compare {
@@ -34,6 +35,27 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
   return r;
 }
 
+// Completion intervals (sim/common/iteration_intervals.hpp) of the run's `iterations` from its
+// op records, and the iterations from `warmup` on as the compared ones (all when there are no
+// more than `warmup`).
+void compared_iterations(RunFiles& r, int iterations, int warmup) {
+  std::vector<double> last_end(static_cast<std::size_t>(iterations), 0);
+  double start = 0;
+  bool first = true;
+  for (const auto& op : r.ops) {
+    if (op.iteration < 0 || op.iteration >= iterations) continue;
+    auto& end = last_end[static_cast<std::size_t>(op.iteration)];
+    end = std::max(end, op.end_s);
+    if (op.iteration == 0) start = first ? op.start_s : std::min(start, op.start_s), first = false;
+  }
+  const auto intervals = completion_intervals(last_end, start);
+  r.iterations.clear();
+  r.iteration_times_s.clear();
+  for (int i = 0; i < iterations; ++i)
+    if (i >= warmup || iterations <= warmup)
+      r.iterations.push_back(i), r.iteration_times_s.push_back(intervals[static_cast<std::size_t>(i)]);
+}
+
 nlohmann::ordered_json split_json(const Split& s) {
   return {{"compute_s", s.compute_s}, {"communication_s", s.communication_s},
           {"waiting_s", s.waiting_s}, {"other_s", s.other_s}};
@@ -48,19 +70,17 @@ RunFiles read_measured_run(const std::string& dir) {
                                  "'geotrain-emu-summary')", dir, j.value("format", "")));
   RunFiles r = read_common(dir, j);
   r.collectives = j.value("collectives", "");
-  const int warmup = j.value("warmup_iterations", 0);
-  const auto times = j.at("iteration_times_s").get<std::vector<double>>();
-  for (std::size_t i = 0; i < times.size(); ++i)
-    if (static_cast<int>(i) >= warmup || times.size() <= static_cast<std::size_t>(warmup))
-      r.iterations.push_back(static_cast<int>(i)), r.iteration_times_s.push_back(times[i]);
+  r.warmup = j.value("warmup_iterations", 0);
+  compared_iterations(r, j.value("iterations", 0), r.warmup);
   return r;
 }
 
-RunFiles read_predicted_run(const std::string& dir) {
+RunFiles read_predicted_run(const std::string& dir, int warmup) {
   const auto j = read_json(dir + "/summary.json");
   RunFiles r = read_common(dir, j);
-  const int n = j.value("iterations", 1);
-  for (int i = 0; i < n; ++i) r.iterations.push_back(i);
+  r.warmup = warmup;
+  compared_iterations(r, j.value("iterations", 1), warmup);
+  r.iteration_time_s = median(r.iteration_times_s);
   return r;
 }
 

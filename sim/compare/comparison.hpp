@@ -17,17 +17,24 @@ struct RunFiles {
   std::string scenario;
   std::string strategy;
   int world_size = 0;
-  double iteration_time_s = 0;          // the run's own figure (measured: median after warm-up)
-  std::vector<double> iteration_times_s;  // per compared iteration (measured only)
-  std::vector<int> iterations;          // iteration numbers compared
+  // Measured: the run's own figure from summary.json; predicted: the median of the compared
+  // iterations' completion intervals (the statistic the measured side is compared with).
+  double iteration_time_s = 0;
+  std::vector<double> iteration_times_s;  // completion interval of each compared iteration
+  std::vector<int> iterations;            // iteration numbers compared (from `warmup` on)
+  int warmup = 0;
   std::vector<OpRow> ops;
   std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
 };
 
-// geotrain emulate's run directory: summary.json (iteration_times_s, warmup_iterations), ops.csv.
+// Both sides are compared on the same statistic: the median over the iterations after the
+// measured run's warm-up of the completion intervals (sim/common/iteration_intervals.hpp),
+// computed from each run's ops.csv.
+// geotrain emulate's run directory: summary.json (iterations, warmup_iterations), ops.csv.
 RunFiles read_measured_run(const std::string& dir);
-// geotrain simulate's run directory: summary.json (iteration_time_s, iterations), ops.csv.
-RunFiles read_predicted_run(const std::string& dir);
+// geotrain simulate's run directory: summary.json (iterations), ops.csv; the first `warmup`
+// iterations are left out as on the measured side.
+RunFiles read_predicted_run(const std::string& dir, int warmup = 0);
 
 struct ModelComparison {
   std::string network_model;

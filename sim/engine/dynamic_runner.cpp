@@ -20,6 +20,14 @@ double now() { return sg4::Engine::get_clock(); }
 // Mailbox keys of dynamic traffic, apart from the Program's group ids and tags.
 constexpr int kGossipKey = 1 << 28;
 constexpr int kPartialReduceKey = 1 << 29;
+// A store message (key, value, header) of the partial-reduce protocol.
+constexpr std::uint64_t kStoreMessageBytes = 128;
+
+// One message of the coordinator protocol between two hosts (none when they are the same:
+// rank 0 talks to its own store over loopback).
+void store_message(sg4::Host* from, sg4::Host* to) {
+  if (from != to) sg4::Comm::sendto(from, to, kStoreMessageBytes);
+}
 
 }  // namespace
 
@@ -93,6 +101,12 @@ void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& reco
   Window& w = window(op);
   const Group& group = ctx_.program().group(op.group);
   const int pos = ctx_.position(op.group, rank);
+  // The coordinator sits next to the run's store on rank 0 (emu/worker/preduce_coordinator.hpp):
+  // it hears of this member one message later and the member learns the decision three
+  // messages after it was made (the store's answer to WAIT, then GET's round trip).
+  sg4::Host* member_host = ctx_.host_of_rank(rank);
+  sg4::Host* coordinator_host = ctx_.host_of_rank(0);
+  store_message(member_host, coordinator_host);
   std::vector<int> members;
   {
     std::unique_lock<sg4::Mutex> lock(*w.mutex);
@@ -122,6 +136,9 @@ void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& reco
       w.changed->notify_all();  // a window (full sync) may have been waiting for this member
     }
   }
+  store_message(coordinator_host, member_host);
+  store_message(member_host, coordinator_host);
+  store_message(coordinator_host, member_host);
   record.idle_to_s = now();
   if (members.size() < 2) return;
   Group sub{kPartialReduceKey + op.group * 1024 + op.tag, group.name + " (partial)", {}};

@@ -12,36 +12,51 @@ using namespace geotrain::compare;
 
 namespace {
 
+// Two ranks; iteration k of rank 0 ends at 5, 7, 10, 12.5, rank 1 a little earlier: completion
+// intervals 5, 2, 3, 2.5 (rank 0 is always the last to finish).
 std::string rows() {
-  return test::ops_header() + test::op_line(0, 0, 0, "compute", false, 0, 1) +
-         test::op_line(0, 1, 0, "compute", false, 1, 2) + test::op_line(0, 2, 0, "compute", false, 2, 3) +
-         test::op_line(0, 3, 0, "compute", false, 3, 4);
+  return test::ops_header() + test::op_line(0, 0, 0, "compute", false, 0, 5) +
+         test::op_line(0, 1, 0, "compute", false, 5, 7) + test::op_line(0, 2, 0, "compute", false, 7, 10) +
+         test::op_line(0, 3, 0, "compute", false, 10, 12.5) + test::op_line(1, 0, 0, "compute", false, 0, 4) +
+         test::op_line(1, 1, 0, "compute", false, 4, 6) + test::op_line(1, 2, 0, "compute", false, 6, 9) +
+         test::op_line(1, 3, 0, "compute", false, 9, 12);
+}
+
+// The simulator's run: iterations of 3 and 2.5 s after a first one of 5 s.
+std::string predicted_rows() {
+  return test::ops_header() + test::op_line(0, 0, 0, "compute", false, 0, 5) +
+         test::op_line(0, 1, 0, "compute", false, 5, 8) + test::op_line(0, 2, 0, "compute", false, 8, 10.5);
 }
 
 }  // namespace
 
-TEST_CASE("compare_runs: median of measured iterations after warm-up, signed error, files", "[compare]") {
+TEST_CASE("compare_runs: median completion interval after warm-up on both sides, signed error, files", "[compare]") {
   const auto dir = test::temp_dir("comparison");
   std::filesystem::create_directories(dir + "/emu");
   std::filesystem::create_directories(dir + "/sim");
   test::write_file(dir + "/emu/summary.json",
                    R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "ddp-allreduce",
-                       "world_size": 1, "warmup_iterations": 1, "iteration_time_s": 2.5,
-                       "iteration_times_s": [5, 2, 3, 2.5]})");
+                       "world_size": 2, "warmup_iterations": 1, "iteration_time_s": 2.5,
+                       "iterations": 4})");
   test::write_file(dir + "/emu/ops.csv", rows());
-  test::write_file(dir + "/sim/summary.json", R"({"scenario": "s", "iteration_time_s": 2.75, "iterations": 2})");
-  test::write_file(dir + "/sim/ops.csv", rows());
+  test::write_file(dir + "/sim/summary.json", R"({"scenario": "s", "iteration_time_s": 3.5, "iterations": 3})");
+  test::write_file(dir + "/sim/ops.csv", predicted_rows());
   const auto m = read_measured_run(dir + "/emu");
   CHECK(m.iterations == std::vector<int>{1, 2, 3});
-  const auto c = compare_runs(m, {read_predicted_run(dir + "/sim")}, {"flow"});
+  CHECK(m.iteration_times_s == std::vector<double>{2, 3, 2.5});
+  const auto p = read_predicted_run(dir + "/sim", m.warmup);
+  CHECK(p.iterations == std::vector<int>{1, 2});
+  CHECK(p.iteration_time_s == Approx(2.75));  // median of 3 and 2.5: the sim's first iteration is left out too
+  const auto c = compare_runs(m, {p}, {"flow"});
   CHECK(c.measured_s == Approx(2.5));
   CHECK(c.measured_min_s == Approx(2));
   CHECK(c.measured_max_s == Approx(3));
   REQUIRE(c.models.size() == 1);
   CHECK(c.models[0].error_pct == Approx(10));
-  CHECK(c.measured_split.compute_s == Approx(1));
-  CHECK(c.measured_split.other_s == Approx(1.5));
-  CHECK(c.models[0].split.compute_s == Approx(1));
+  // Per rank and compared iteration: rank 0 computes 2, 3, 2.5 s, rank 1 2, 3, 3 s.
+  CHECK(c.measured_split.compute_s == Approx(15.5 / 6));
+  CHECK(c.measured_split.other_s == Approx(2.5 - 15.5 / 6));
+  CHECK(c.models[0].split.compute_s == Approx(2.75));
   write_comparison(c, dir);
   const auto j = nlohmann::json::parse(std::ifstream(dir + "/comparison.json"));
   CHECK(j["predicted"][0]["error_pct"].get<double>() == Approx(10));
@@ -51,7 +66,7 @@ TEST_CASE("compare_runs: median of measured iterations after warm-up, signed err
   std::getline(csv, header);
   std::getline(csv, row);
   CHECK(header == comparison_csv_header());
-  CHECK(row.rfind("s,ddp-allreduce,1,flow,2.500000,", 0) == 0);
+  CHECK(row.rfind("s,ddp-allreduce,2,flow,2.500000,", 0) == 0);
   CHECK_FALSE(std::getline(csv, none));
   CHECK(comparison_table(c).find("+10.0%") != std::string::npos);
 }

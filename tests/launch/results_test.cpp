@@ -26,7 +26,8 @@ namespace {
 
 const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
 
-// Per-rank files as a worker writes them: op i of step s runs [s + i/100, s + i/100 + 0.004 * (r+1)),
+// Per-rank files as a worker writes them: op i of step s runs [b(s) + i/100, b(s) + i/100 + 0.004 * (r+1))
+// with b(s) = s + 0.01 s (s - 1) / 2 (so step s >= 1 completes 1 + 0.01 (s - 1) after step s - 1),
 // iteration time 0.5 + 0.1 * r + 0.01 * s, loss 5 - s on the ranks that compute it.
 std::string write_rank_files(const Program& p, const Scenario& s, int steps, const std::string& name) {
   const auto dir = (std::filesystem::temp_directory_path() / ("geotrain-launch-test-" + name)).string();
@@ -41,7 +42,7 @@ std::string write_rank_files(const Program& p, const Scenario& s, int steps, con
     bool loss = false;
     for (int step = 0; step < steps; ++step) {
       for (std::size_t i = 0; i < list.size(); ++i) {
-        const double start = step + static_cast<double>(i) / 100;
+        const double start = step + 0.01 * step * (step - 1) / 2 + static_cast<double>(i) / 100;
         const double b = program_op_bytes(p, r, static_cast<int>(i), s.model.gradient_dtype);
         if (const auto* c = list[i].as<ComputeOp>(); c && c->layer_end == s.model.layers && c->kind == ComputeKind::forward)
           loss = true;
@@ -92,16 +93,21 @@ TEST_CASE("results: iteration figures, medians without warm-up, bytes match the 
   const auto m = read_rank_measurements(dir, p.world_size);
   const auto f = step_figures(p, m);
   REQUIRE(f.size() == steps);
+  // Step 0 completes when the last rank's last op ends; later steps at the completion intervals.
+  double first = 0;
+  for (int r = 0; r < p.world_size; ++r)
+    first = std::max(first, static_cast<double>(p.ranks[static_cast<std::size_t>(r)].size() - 1) / 100 + 0.004 * (r + 1));
+  CHECK(f[0].time_s == Approx(first));
   for (int k = 0; k < steps; ++k) {
-    CHECK(f[k].time_s == Approx(0.5 + 0.1 * 3 + 0.01 * k));  // slowest rank
-    CHECK(f[k].loss == Approx(5.0 - k));                      // mean of the two last stages
+    if (k > 0) CHECK(f[k].time_s == Approx(1 + 0.01 * (k - 1)));  // completion intervals
+    CHECK(f[k].loss == Approx(5.0 - k));                          // mean of the two last stages
   }
-  CHECK(median_iteration_time(f, 1) == Approx(0.8 + 0.02));  // steps 1..3: median of .81 .82 .83
-  CHECK(median_iteration_time(f, 0) == Approx(0.815));
+  CHECK(median_iteration_time(f, 1) == Approx(1.01));  // steps 1..3: median of 1.00 1.01 1.02
+  CHECK(median_iteration_time(f, 0) == Approx(first < 1 ? 1.005 : 1.015));
   const auto j = emu_summary_json(s, p, m, f, {1, 10, 9, "p2p"});
   CHECK(j["bytes"]["match"] == true);
   CHECK(j["bytes"]["counted_per_iteration"].get<double>() == j["bytes"]["program_per_iteration"].get<double>());
-  CHECK(j["tokens_per_s"].get<double>() == Approx(1024 / 0.82));
+  CHECK(j["tokens_per_s"].get<double>() == Approx(1024 / 1.01));
   CHECK(j["loss"].size() == steps);
 }
 

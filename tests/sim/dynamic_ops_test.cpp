@@ -12,6 +12,9 @@ using namespace geotrain::test;
 namespace {
 
 constexpr double kL = 0.01, kB = 1e8, kS = 1e6;
+// One message of the partial-reduce coordinator protocol (128 bytes) between two hosts; the
+// coordinator sits on rank 0's host.
+constexpr double kMessage = kL + 128 / kB;
 
 Op dynamic(DynamicRule rule, double window_s = 0, int full_sync_every = 0, std::uint64_t seed = 5) {
   DynamicOp d;
@@ -59,7 +62,7 @@ TEST_CASE("gossip: a rank waits for its late partner only", "[sim][dynamic]") {
 
 TEST_CASE("partial reduce: the ranks ready within the window all-reduce, a late one goes alone",
           "[sim][dynamic]") {
-  const double window = 0.005;
+  const double window = 0.05;
   Program p = empty_program(3);
   for (int rank = 0; rank < 3; ++rank) {
     p.ranks[static_cast<std::size_t>(rank)].push_back(compute(rank == 2 ? 1.0 : 0.0));
@@ -67,12 +70,16 @@ TEST_CASE("partial reduce: the ranks ready within the window all-reduce, a late 
   }
   const auto r = simulate_in_child(uniform_scenario(3, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
-  // Two-member ring all-reduce: reduce-scatter + all-gather, one step of S/2 each.
-  const double pair = window + 2 * (kL + kS / 2 / kB);
+  // Rank 0's arrival opens the window at 0 (the coordinator is on its host), rank 1's is heard
+  // one message later, inside it; the window closes at `window`; rank 1 learns the decision
+  // three messages later, and the two-member ring all-reduce (reduce-scatter + all-gather, one
+  // step of S/2 each) starts once both are in it.
+  const double pair = window + 3 * kMessage + 2 * (kL + kS / 2 / kB);
   CHECK(r.end(0, 1) == Approx(pair).margin(1e-9));
   CHECK(r.end(1, 1) == Approx(pair).margin(1e-9));
-  // Ranks 0 and 1 have had their last round and left: nobody is waited for, rank 2 goes at once.
-  CHECK(r.end(2, 1) == Approx(1.0).margin(1e-9));
+  // Ranks 0 and 1 have had their last round and left: nobody is waited for, rank 2 goes as soon
+  // as its arrival is heard and the decision is back (four messages).
+  CHECK(r.end(2, 1) == Approx(1.0 + 4 * kMessage).margin(1e-9));
 }
 
 TEST_CASE("partial reduce: everyone ready closes the window at once", "[sim][dynamic]") {
@@ -80,9 +87,10 @@ TEST_CASE("partial reduce: everyone ready closes the window at once", "[sim][dyn
   for (auto& ops : p.ranks) ops.push_back(dynamic(DynamicRule::partial_reduce, 10.0));
   const auto r = simulate_in_child(uniform_scenario(3, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
-  // Three-member ring all-reduce: 2 (N - 1) steps of S / N.
+  // All three are heard by one message after 0 (rank 0 at once), the window closes then; ranks
+  // 1 and 2 learn it three messages later; three-member ring: 2 (N - 1) steps of S / N.
   for (int rank = 0; rank < 3; ++rank)
-    CHECK(r.end(rank, 0) == Approx(4 * (kL + kS / 3 / kB)).margin(1e-6));
+    CHECK(r.end(rank, 0) == Approx(4 * kMessage + 4 * (kL + kS / 3 / kB)).margin(1e-6));
 }
 
 TEST_CASE("stragglers: a seeded sleep before every forward/backward op, none before others",
