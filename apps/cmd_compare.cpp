@@ -25,7 +25,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--sim-iterations", o->sim_iterations, "simulated iterations (default: as many as the measured run, warm-up included)")
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-model-effects{false}", o->model_effects,
-                "simulate without the rendezvous delay and TCP payload share (ablation)");
+                "simulate without the rendezvous delay, buffered sends and TCP payload share (ablation)");
   cmd->callback([&action, o] {
     action = [o] {
       std::string dir;

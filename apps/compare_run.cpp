@@ -51,6 +51,7 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
   if (o.model_effects) {
     args.insert(args.end(), {"--set", "simulation.rendezvous=true"});
+    args.insert(args.end(), {"--set", "simulation.buffered_sends=true"});
     args.insert(args.end(), {"--set", fmt::format("simulation.payload_efficiency={:.6f}", kTcpPayloadEfficiency)});
   }
   return args;
@@ -65,7 +66,7 @@ void write_manifest(const std::string& dir, const std::string& measured,
   j["measured_run_reused"] = !o.measured.empty();
   j["model_effects"] = o.model_effects;
   j["predicted_from"] = "compute_profile.json of the measured run, the scenario's scaled network, "
-                        "rendezvous + TCP payload efficiency when model_effects";
+                        "rendezvous, buffered sends and TCP payload efficiency when model_effects";
   j["simulate_commands"] = sims;
   std::ofstream(dir + "/compare_manifest.json") << j.dump(2) << "\n";
 }

@@ -82,12 +82,24 @@ void DynamicRunner::gossip(int rank, const DynamicOp& op, OpRecord& record) {
   const int key = kGossipKey + op.group * 1024 + op.tag;
   void* sender = nullptr;
   auto in = ctx_.collective_mailbox(partner, rank, key)->get_async<void>(&sender);
+  // The worker exchanges with a Gloo send + recv: under rendezvous this rank's copy leaves once
+  // the partner's "ready to receive" has crossed the link (rendezvous.hpp), so a pair that
+  // starts apart finishes apart by one one-way delay.
+  if (ctx_.settings().rendezvous) {
+    ctx_.post_ready(Rendezvous::collective, partner, rank, key);
+    ctx_.rendezvous().wait_ready(Rendezvous::collective, rank, partner, key);
+  }
   record.transfer_start_s = now();
-  auto out = ctx_.collective_mailbox(rank, partner, key)->put_async(&record, bytes);
   ctx_.routes().count_bytes(ctx_.device_of_rank(rank), ctx_.device_of_rank(partner),
                             static_cast<double>(bytes));
   record.bytes_sent = static_cast<double>(bytes);
-  out->wait();
+  // A buffered copy is this rank's no more once handed to the socket: only the partner's
+  // arrival ends the exchange.
+  if (ctx_.send_is_buffered(op.bytes)) {
+    ctx_.collective_mailbox(rank, partner, key)->put_init(&record, bytes)->detach();
+  } else {
+    ctx_.collective_mailbox(rank, partner, key)->put_async(&record, bytes)->wait();
+  }
   in->wait();
   const auto* other = static_cast<const OpRecord*>(sender);
   record.idle_to_s = other ? std::max(record.start_s, other->transfer_start_s) : record.start_s;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "sim/engine/collective_runner.hpp"
 #include "sim/engine/dynamic_runner.hpp"
 
@@ -74,6 +76,28 @@ void RankActor::run_op(int iteration, int index) {
   }
 }
 
+// A buffered send (settings().buffered_sends): done as soon as the socket holds its bytes, i.e.
+// now (the rendezvous is over). The bytes leave the connection's stream back to back after the
+// ones before them, not side by side (gloo_replay.cpp), from a short-lived actor so that the
+// next send on the lane is handed over at once too.
+static void buffered_send(SimContext& ctx, int rank, int peer, sg4::Mailbox* mailbox, OpRecord& rec,
+                          double bytes_sent) {
+  const int src = ctx.device_of_rank(rank), dst = ctx.device_of_rank(peer);
+  rec.bytes_sent = bytes_sent;
+  double& free_at = ctx.stream_free_at(rank, peer, SimContext::p2p_stream);
+  const double start = std::max(now(), free_at);
+  free_at = start + rec.bytes_sent / ctx.flow_rate_Bps(src, dst);
+  rec.transfer_start_s = start;
+  rec.end_s = now();
+  ctx.routes().count_bytes(src, dst, rec.bytes_sent);
+  const auto bytes = static_cast<std::uint64_t>(std::llround(rec.bytes_sent));
+  sg4::Actor::create(fmt::format("rank {} buffered send to {}", rank, peer), sg4::this_actor::get_host(),
+                     [start, mailbox, bytes, r = &rec] {
+                       if (start > now()) sg4::this_actor::sleep_until(start);
+                       mailbox->put(r, bytes);  // the receiver learns when the data started to move
+                     });
+}
+
 void RankActor::send(int iteration, int index, const SendOp& op, bool nonblocking) {
   OpRecord* rec = &ctx_.recorder().at(rank_, iteration, index);
   sg4::Mailbox* mailbox = ctx_.p2p_mailbox(rank_, op.peer, op.tag);
@@ -82,6 +106,15 @@ void RankActor::send(int iteration, int index, const SendOp& op, bool nonblockin
   const int src = ctx_.device_of_rank(rank_);
   const int dst = ctx_.device_of_rank(op.peer);
   const int rank = rank_;
+  if (ctx_.send_is_buffered(op.bytes)) {
+    auto done = ctx_.send_lane(rank_, op.peer).submit([=] {
+      if (ctx->settings().rendezvous) ctx->rendezvous().wait_ready(Rendezvous::p2p, rank, op.peer, op.tag);
+      buffered_send(*ctx, rank, op.peer, mailbox, *rec, static_cast<double>(bytes));
+    });
+    if (nonblocking) pending_[slot(iteration, index)] = done;
+    else done->wait();
+    return;
+  }
   auto done = ctx_.send_lane(rank_, op.peer).submit([=] {
     if (ctx->settings().rendezvous) ctx->rendezvous().wait_ready(Rendezvous::p2p, rank, op.peer, op.tag);
     rec->transfer_start_s = now();

@@ -29,7 +29,11 @@ double replay_schedule(SimContext& ctx, int rank, const Group& group,
       const int dst = group.ranks[static_cast<std::size_t>(t.peer)];
       // Sequential waits: a step's sends leave in schedule order, each once its receiver is ready.
       if (ctx.settings().rendezvous) ctx.rendezvous().wait_ready(Rendezvous::collective, rank, dst, group.id);
-      comms.push_back(ctx.collective_mailbox(rank, dst, group.id)->put_async(&kNoPayload, t.count));
+      // A buffered send is done once handed to the socket: the step waits for its receives only.
+      if (ctx.send_is_buffered(static_cast<double>(t.count)))
+        ctx.collective_mailbox(rank, dst, group.id)->put_init(&kNoPayload, t.count)->detach();
+      else
+        comms.push_back(ctx.collective_mailbox(rank, dst, group.id)->put_async(&kNoPayload, t.count));
       const auto bytes = static_cast<double>(t.count);
       ctx.routes().count_bytes(device, ctx.device_of_rank(dst), bytes);
       sent += bytes;

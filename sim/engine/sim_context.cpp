@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/common/error.hpp"
+#include "sim/engine/network_config.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -82,6 +83,10 @@ Lane& SimContext::send_lane(int rank, int dst) { return lane(kSendLane, rank, ds
 Lane& SimContext::group_lane(int rank, GroupId group) { return lane(kGroupLane, rank, group); }
 
 long SimContext::next_collective(int rank, GroupId group) { return sequence_[{rank, group}]++; }
+
+bool SimContext::send_is_buffered(double bytes) const {
+  return settings_.buffered_sends && bytes <= tcp_window_bytes(settings_.tcp_buffer_bytes);
+}
 
 void SimContext::post_ready(Rendezvous::Kind kind, int src, int dst, int key) {
   const double delay_s = routes_.route(device_of_rank(dst), device_of_rank(src)).latency_s;

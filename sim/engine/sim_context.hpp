@@ -34,6 +34,8 @@ struct EngineSettings {
   // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
   int aggregate_collectives_above = 64;
   bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
+  // A send of at most one TCP window completes when it is handed to the socket, not on arrival.
+  bool buffered_sends = false;
   // emulation.collectives == gloo: the worker runs every collective with Gloo's own algorithm.
   bool library_collectives = false;
   StragglerSpec stragglers;  // seeded sleeps before forward/backward ops (straggler_schedule.hpp)
@@ -72,6 +74,10 @@ class SimContext {
   double step_seconds(int src_device, int dst_device, double bytes);
   double flow_rate_Bps(int src_device, int dst_device);
 
+  // Whether a send of `bytes` completes once handed to the socket (settings().buffered_sends
+  // and at most one TCP window, the socket buffer the model already bounds flows with).
+  bool send_is_buffered(double bytes) const;
+
   OpRecorder& recorder() { return recorder_; }
   CollectiveRegistry& collectives() { return collectives_; }
   RouteTable& routes() { return routes_; }
@@ -83,8 +89,12 @@ class SimContext {
   // one-way delay later (the route's latency, not a model's transfer latency).
   void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
   // When rank src's byte stream (one TCP connection) to rank dst is free again: messages on one
-  // connection leave back to back, not side by side (gloo_replay.hpp).
-  double& stream_free_at(int src, int dst) { return stream_free_at_[{src, dst}]; }
+  // connection leave back to back, not side by side (gloo_replay.hpp). The worker's Send/Recv
+  // go over the world process group, another connection than a group's collectives.
+  enum Stream { collective_stream = 0, p2p_stream = 1 };
+  double& stream_free_at(int src, int dst, Stream stream = collective_stream) {
+    return stream_free_at_[{src, dst, stream}];
+  }
 
  private:
   TransferModel transfer_model() const;
@@ -101,7 +111,7 @@ class SimContext {
   std::map<std::tuple<int, int, int, int>, simgrid::s4u::Mailbox*> mailboxes_;
   std::map<std::tuple<int, int, int>, std::shared_ptr<Lane>> lanes_;
   std::map<std::pair<int, int>, long> sequence_;
-  std::map<std::pair<int, int>, double> stream_free_at_;
+  std::map<std::tuple<int, int, int>, double> stream_free_at_;
   std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
   std::vector<bool> finished_;
   Rendezvous rendezvous_;

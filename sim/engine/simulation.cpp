@@ -49,6 +49,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
   e.rendezvous = s.simulation.rendezvous;
+  e.buffered_sends = s.simulation.buffered_sends;
   e.library_collectives = s.emulation.collectives == "gloo";
   e.stragglers = s.stragglers;
   return e;

@@ -3,7 +3,8 @@
 //   scheduler:  {name: gcma, population: 100, trials: 4900, gradient_size: 0.65GB,
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
-//                aggregate_collectives_above: 64, rendezvous: false, payload_efficiency: 1}
+//                aggregate_collectives_above: 64, rendezvous: false, buffered_sends: false,
+//                payload_efficiency: 1}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
 //                torch_threads: 1, collectives: p2p | gloo,
 //                congestion_control: reno | bbr}
@@ -64,6 +65,7 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
   if (auto a = s.integer("aggregate_collectives_above", 2, 100'000'000))
     sim.aggregate_collectives_above = static_cast<int>(*a);
   if (auto r = s.boolean("rendezvous")) sim.rendezvous = *r;
+  if (auto b = s.boolean("buffered_sends")) sim.buffered_sends = *b;
   if (auto e = s.number("payload_efficiency", 0.01, 1)) sim.payload_efficiency = *e;
   s.finish();
 }

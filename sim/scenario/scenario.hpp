@@ -81,7 +81,11 @@ struct SimulationSpec {
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one
   // one-way delay after the receive was posted). payload_efficiency: the share of the shaped
   // wire rate that carries payload (TCP over Ethernet: 1448/1514).
+  // buffered_sends: a send no larger than the TCP window completes once its bytes are in the
+  // kernel's socket buffer (right after the rendezvous), not when they arrive; the transfer
+  // itself is unchanged. Measured: a 450 kB Gloo send returns in 0.5 ms on an 11 ms link.
   bool rendezvous = false;
+  bool buffered_sends = false;
   double payload_efficiency = 1;
 };
 
