@@ -40,7 +40,8 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
     // keeps none) or its weights (the server's reply), in the gradient dtype.
     const auto type = scalar_type(job_.model.gradient_dtype);
     auto wire = (what == Carries::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
-    if (what == Carries::gradients) stage_.flat_grad().zero_();
+    if (what == Carries::gradients && !plan_.keeps_gradients[static_cast<std::size_t>(i)])
+      stage_.flat_grad().zero_();
     return post(wire);
   }
   const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));

@@ -72,8 +72,9 @@ void plan_micro_batches(const Program& p, RankPlan& plan) {
   plan.global_sequences = offset * plan.replicas;
 }
 
-// Same-stage Sends (parameter-server traffic): gradients before the rank's first optimizer op,
-// weights after it. Keyed by (from, to, tag) in Program order.
+// Same-stage Sends (parameter-server traffic): gradients when no optimizer op came after the
+// rank's last backward op (a virtual worker's push), weights when one did (the server's reply).
+// Keyed by (from, to, tag) in Program order.
 std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Program& p,
                                                                        const std::vector<int>& stage) {
   std::map<std::tuple<int, int, int>, std::vector<Carries>> out;
@@ -81,6 +82,7 @@ std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Pro
     bool optimized = false;
     for (const auto& op : p.ranks[r]) {
       if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::optimizer) optimized = true;
+      if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::backward) optimized = false;
       if (const auto* s = op.as<SendOp>(); s && stage[s->peer] == stage[r])
         out[{static_cast<int>(r), s->peer, s->tag}].push_back(optimized ? Carries::weights
                                                                         : Carries::gradients);
@@ -190,6 +192,20 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
     }
     plan.carries.push_back(what);
     plan.carries_micro_batch.push_back(mb);
+  }
+  // A push followed by the rank's own optimizer op (HetPipe with staleness: the local update)
+  // leaves the gradients in place for it; otherwise the push hands them over.
+  const auto& ops = p.ranks[rank];
+  plan.keeps_gradients.assign(ops.size(), false);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (plan.carries[i] != Carries::gradients || !ops[i].as<SendOp>()) continue;
+    for (std::size_t j = i + 1; j < ops.size(); ++j) {
+      const auto* c = ops[j].as<ComputeOp>();
+      if (c && c->kind == ComputeKind::optimizer) plan.keeps_gradients[i] = true;
+      if (c && (c->kind == ComputeKind::optimizer || c->kind == ComputeKind::backward ||
+                c->kind == ComputeKind::forward))
+        break;
+    }
   }
   return plan;
 }

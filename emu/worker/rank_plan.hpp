@@ -15,9 +15,11 @@
 //    stage carries the output gradient for the k-th backward op; the k-th Send to a lower stage
 //    the input gradient of the k-th backward op.
 //  - Send/Recv between two ranks of the SAME stage are parameter-server traffic (HetPipe), not
-//    pipeline traffic, and do not join replicas: a Send before the sender's first optimizer op
-//    pushes the stage's gradients, one after it sends the stage's weights; a Recv carries what
-//    the matching Send (k-th from that peer with that tag) carries.
+//    pipeline traffic, and do not join replicas: a Send with no optimizer op between the
+//    sender's last backward op and it pushes the stage's gradients, one after such an optimizer
+//    op sends the stage's weights; a Recv carries what the matching Send (k-th from that peer
+//    with that tag) carries. A push followed by the rank's own optimizer op (HetPipe's local
+//    update) leaves the gradients for that step (keeps_gradients).
 //  - A rank may pass its micro-batches several times per iteration (DiLoCo's H inner steps):
 //    pass k of iteration i reads the data of local step i x passes + k.
 #include <vector>
@@ -48,6 +50,7 @@ struct RankPlan {
   std::vector<MicroBatchSlice> micro_batches;  // ascending id
   std::vector<Carries> carries;        // per op of the rank
   std::vector<int> carries_micro_batch;  // per op: micro-batch id of what a Send/Recv carries
+  std::vector<bool> keeps_gradients;     // per op: a push whose gradients a local update still uses
 
   bool first_stage() const { return stage == 0; }
   bool last_stage() const { return stage == stages - 1; }

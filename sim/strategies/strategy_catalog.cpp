@@ -100,7 +100,10 @@ std::vector<StrategyDecl> decentralized_strategies() {
        {integer("stages", 1, 1, 1e6, "pipeline stages S"),
         integer("replicas", 1, 1, 1e6, "virtual workers (pipelines) D"),
         choice("schedule", "gpipe", {"gpipe", "1f1b"}, "micro-batch schedule"),
-        integer("server", 0, 0, 1e6, "replica whose stage ranks host the parameter server")},
+        integer("server", 0, 0, 1e6, "replica whose stage ranks host the parameter server"),
+        integer("staleness", 0, 0, 1000,
+                "waves a virtual worker runs on its local weights before it waits for the "
+                "server's (HetPipe's bound; one iteration = staleness + 1 waves)")},
        pipeline_check},
   };
 }

@@ -87,6 +87,40 @@ TEST_CASE("sdpipe-preduce and hetpipe build valid programs for S x D up to 3 x 3
       }
 }
 
+TEST_CASE("hetpipe with staleness s: s + 1 waves per iteration, local updates, pulls waited at its end",
+          "[decentralized]") {
+  for (int staleness : {0, 1, 2}) {
+    INFO("staleness " << staleness);
+    const int waves = staleness + 1;
+    const Scenario s = test::scenario_with(
+        4, fmt::format("{{name: hetpipe, stages: 2, replicas: 2, staleness: {}}}", staleness),
+        "gpt-mini", "training: {global_batch: 12, micro_batches: 3}\n");
+    const Program p = build_program(s);
+    CHECK(program_problems(p).empty());
+    CHECK(p.sequences_per_iteration == Approx(12.0 * waves));
+    for (int r = 0; r < 4; ++r) {
+      const bool server = r / 2 == 0;
+      CHECK(count_compute(p, r, ComputeKind::forward) == 3 * waves);
+      // The server applies its own and the other replica's push every wave; a stale virtual
+      // worker updates its local copy after every wave (rank = replica x 2 + stage).
+      CHECK(count_compute(p, r, ComputeKind::optimizer) == (server ? 2 * waves : staleness > 0 ? waves : 0));
+      int pushes = 0, pulls = 0, blocking_pulls = 0;
+      for (const auto& op : p.ranks[static_cast<std::size_t>(r)]) {
+        if (const auto* x = op.as<SendOp>(); x && x->peer % 2 == r % 2 && x->peer != r) ++pushes;
+        if (const auto* x = op.as<RecvOp>(); x && x->peer % 2 == r % 2 && x->peer != r) {
+          ++pulls;
+          if (!op.nonblocking) ++blocking_pulls;
+        }
+      }
+      // Same-stage traffic per wave: a worker pushes once and pulls once; the server receives
+      // one push and sends one reply.
+      CHECK(pushes == waves);
+      CHECK(pulls == waves);
+      if (!server) CHECK(blocking_pulls == (staleness > 0 ? 0 : waves));
+    }
+  }
+}
+
 TEST_CASE("diloco moves one DDP all-reduce per outer round: H x fewer bytes per inner step",
           "[decentralized]") {
   for (int h : {1, 50, 500}) {
