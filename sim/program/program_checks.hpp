@@ -12,7 +12,7 @@ namespace geotrain::detail {
 class Problems {
  public:
   void add(std::string line);
-  // Put in front of every line added from now on ("iterations 4 to 7: ").
+  // Put in front of every line added from now on ("iterations 4 to 7: ", "iteration 3: ").
   void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
   bool empty() const { return lines_.empty() && dropped_ == 0; }
   std::vector<std::string> lines() const;

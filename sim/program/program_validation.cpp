@@ -308,9 +308,10 @@ void check_epochs(const Program& p, Problems& out) {
     if (std::find(checked.begin(), checked.end(), mask) != checked.end()) continue;
     checked.push_back(std::move(mask));
     const Program q = program_in_iteration(p, epochs[e]);
-    out.set_prefix(e + 1 < epochs.size()
-                       ? fmt::format("iterations {} to {}: ", epochs[e], epochs[e + 1] - 1)
-                       : fmt::format("iterations {} onwards: ", epochs[e]));
+    const int end = e + 1 < epochs.size() ? epochs[e + 1] : -1;
+    out.set_prefix(end < 0                  ? fmt::format("iterations {} onwards: ", epochs[e])
+                   : end == epochs[e] + 1   ? fmt::format("iteration {}: ", epochs[e])
+                                            : fmt::format("iterations {} to {}: ", epochs[e], end - 1));
     Problems mine;
     check_iteration(q, mine);
     if (mine.empty()) detail::check_deadlock(q, mine);

@@ -19,8 +19,9 @@ bool supports_churn(const std::string& strategy) {
 }
 
 std::string rounds_text(int begin, int end) {
-  return end < 0 ? fmt::format("rounds {} onwards", begin)
-                 : fmt::format("rounds {} to {}", begin, end - 1);
+  if (end < 0) return fmt::format("rounds {} onwards", begin);
+  return end == begin + 1 ? fmt::format("round {}", begin)
+                          : fmt::format("rounds {} to {}", begin, end - 1);
 }
 
 // Whether two entries of one worker overlap (each reported).

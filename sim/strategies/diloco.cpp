@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "sim/scenario/churn_schedule.hpp"
 #include "sim/strategies/strategy_builders.hpp"

@@ -176,9 +176,9 @@ TEST_CASE("validation checks every epoch and names it", "[decentralized][churn]"
   const auto problems = program_problems(p);
   REQUIRE_FALSE(problems.empty());
   CHECK_THAT(test::joined(problems),
-             Contains("iterations 3 to 3: rank 0 op 0 'send state to 3': send to 3 tag 3 has no matching recv"));
+             Contains("iteration 3: rank 0 op 0 'send state to 3': send to 3 tag 3 has no matching recv"));
   CHECK_THAT(test::joined(problems),
-             Contains("iterations 9 to 9: rank 3 op 0 'load state from 0': recv from 0 tag 3 has no matching send"));
+             Contains("iteration 9: rank 3 op 0 'load state from 0': recv from 0 tag 3 has no matching send"));
   Program bad = build_program(churn_scenario());
   bad.ranks[2].back().iterations = {{5, 5}};
   CHECK_THAT(test::joined(program_problems(bad)),

@@ -44,11 +44,13 @@ TEST_CASE("iteration ranges: a round with a member away is predicted with k-1 me
     three.iterations = {{1, 2}};
     p.ranks[static_cast<std::size_t>(r)].push_back(three);
   }
-  SimulationOptions o;
+  engine::SimulationOptions o;
   o.iterations = 3;
   const auto dir = std::filesystem::temp_directory_path() / ("geotrain-churn-sim-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
   const auto r = simulate_in_child(uniform_scenario(4, kL, kB), p, o, tflop_seconds(), dir.string());
+  INFO(r.error);
   REQUIRE(r.ok);
   const double t4 = ring_allreduce_s(4, kS), t3 = ring_allreduce_s(3, kS);
   const auto ends = r.summary.at("iteration_end_s").get<std::vector<double>>();
@@ -90,7 +92,7 @@ TEST_CASE("diloco churn simulated: k-1 members while away, the state transfer on
   for (const auto& op : p.ranks[1])
     if (const auto* c = op.as<ComputeOp>()) compute += c->flops * 1e-12;
   const double bytes = diloco_wire_bytes(s), state = diloco_state_bytes(s);
-  SimulationOptions o;
+  engine::SimulationOptions o;
   o.iterations = 3;
   const auto r = simulate_in_child(uniform_scenario(4, kL, kB), p, o, tflop_seconds());
   REQUIRE(r.ok);
