@@ -112,9 +112,12 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["tokens_per_iteration"] = program.tokens_per_iteration;
   j["sequences_per_iteration"] = program.sequences_per_iteration;
   j["model_flops_per_iteration"] = program.model_flops_per_iteration;
-  auto& times = j["iteration_times_s"] = nlohmann::ordered_json::array();
-  auto& loss = j["loss"] = nlohmann::ordered_json::array();
+  // Filled apart, then moved in: `times` as a reference into j would dangle once "loss" is added
+  // (ordered_json keeps its members in a vector).
+  auto times = nlohmann::ordered_json::array(), loss = nlohmann::ordered_json::array();
   for (const auto& s : steps) times.push_back(s.time_s), loss.push_back(number_or_null(s.loss));
+  j["iteration_times_s"] = std::move(times);
+  j["loss"] = std::move(loss);
   // Bytes: what the workers counted against what the Program says each rank sends.
   // Per step: a Program whose ops have iteration ranges (DiLoCo churn) differs between steps.
   std::vector<std::vector<double>> expected_in_step;  // [step][rank]
@@ -155,14 +158,16 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
                 {"counted_per_iteration", steps.empty() || steps[0].bytes < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(steps[0].bytes)},
                 {"match", all_match}};
   if (has_iteration_ranges(program)) {  // the steps differ: every step's figures
-    auto& per_step = j["bytes"]["program_per_step"] = nlohmann::ordered_json::array();
-    auto& counted = j["bytes"]["counted_per_step"] = nlohmann::ordered_json::array();
+    // Built apart: ordered_json's members live in a vector, a reference into it would dangle.
+    auto per_step = nlohmann::ordered_json::array(), counted = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < steps.size(); ++k) {
       double sum = 0;
       for (double b : expected_in_step[k]) sum = (sum < 0 || b < 0) ? -1 : sum + b;
       per_step.push_back(number_or_null(sum < 0 ? NAN : sum));
       counted.push_back(number_or_null(steps[k].bytes < 0 ? NAN : steps[k].bytes));
     }
+    j["bytes"]["program_per_step"] = std::move(per_step);
+    j["bytes"]["counted_per_step"] = std::move(counted);
   }
   j["wall_s"] = in.wall_s;
   j["workers_wall_s"] = in.workers_wall_s;
