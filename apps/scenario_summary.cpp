@@ -76,6 +76,13 @@ std::string scenario_summary(const Scenario& s) {
   std::string params;
   for (const auto& [k, v] : s.strategy.params) params += fmt::format(" {}={}", k, param_text(v));
   out += fmt::format("strategy   {}{}\n", s.strategy.name, params);
+  if (!s.churn.absences.empty()) {
+    std::string away;
+    for (const auto& a : s.churn.absences)
+      away += fmt::format("{}worker {} away in rounds {}..{}", away.empty() ? "" : "; ", a.worker,
+                          a.leave, a.join < 0 ? std::string("end") : std::to_string(a.join - 1));
+    out += fmt::format("churn      {}\n", away);
+  }
   static const char* placement[] = {"identity", "random", "file", "scheduler"};
   out += fmt::format("placement  {}\n", placement[static_cast<int>(s.placement.kind)]);
   return out;

@@ -56,9 +56,13 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
   for (std::size_t r = 0; r < n; ++r) {
     if (m.iterations[r].size() != steps)
       throw Error(fmt::format("rank {} reported {} iterations, rank 0 {}", r, m.iterations[r].size(), steps));
-    if (m.ops[r].size() != steps * program.ranks[r].size())
-      throw Error(fmt::format("rank {} recorded {} ops, expected {} ({} steps x {} ops)", r,
-                              m.ops[r].size(), steps * program.ranks[r].size(), steps, program.ranks[r].size()));
+    std::size_t active = 0;  // ops inactive in a step (Op::iterations) leave no row
+    for (std::size_t s = 0; s < steps; ++s)
+      for (const auto& op : program.ranks[r]) active += op.active_in(static_cast<int>(s)) ? 1 : 0;
+    if (m.ops[r].size() != active)
+      throw Error(fmt::format("rank {} recorded {} ops, expected {} (the ops active in its {} steps "
+                              "of {} ops)",
+                              r, m.ops[r].size(), active, steps, program.ranks[r].size()));
   }
   // The step time is the completion interval (sim/common/iteration_intervals.hpp), the figure
   // the simulator's side of `compare` uses too.
@@ -122,19 +126,33 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["tokens_per_iteration"] = program.tokens_per_iteration;
   j["sequences_per_iteration"] = program.sequences_per_iteration;
   j["model_flops_per_iteration"] = program.model_flops_per_iteration;
-  auto& times = j["iteration_times_s"] = nlohmann::ordered_json::array();
-  auto& loss = j["loss"] = nlohmann::ordered_json::array();
+  // Filled apart, then moved in: `times` as a reference into j would dangle once "loss" is added
+  // (ordered_json keeps its members in a vector).
+  auto times = nlohmann::ordered_json::array(), loss = nlohmann::ordered_json::array();
   for (const auto& s : steps) times.push_back(s.time_s), loss.push_back(number_or_null(s.loss));
+  j["iteration_times_s"] = std::move(times);
+  j["loss"] = std::move(loss);
   // Bytes: what the workers counted against what the Program says each rank sends.
-  const auto expected = program_bytes_per_rank(program, scenario.model.gradient_dtype,
-                                               diloco_wire_dtype(scenario, program));
+  // Per step: a Program whose ops have iteration ranges (DiLoCo churn) differs between steps.
+  std::vector<std::vector<double>> expected_in_step;  // [step][rank]
+  for (std::size_t s = 0; s < steps.size(); ++s)
+    expected_in_step.push_back(program_bytes_per_rank(
+        has_iteration_ranges(program) ? program_in_iteration(program, static_cast<int>(s)) : program,
+        scenario.model.gradient_dtype, diloco_wire_dtype(scenario, program)));
+  const auto expected = expected_in_step.empty()
+                            ? program_bytes_per_rank(program, scenario.model.gradient_dtype,
+                                                     diloco_wire_dtype(scenario, program))
+                            : expected_in_step.front();
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   bool all_match = true;
   double expected_total = 0;
   for (int r = 0; r < program.world_size; ++r) {
     const auto counted = rank_step_bytes(m.ops[static_cast<std::size_t>(r)], static_cast<int>(steps.size()));
     const double e = expected[static_cast<std::size_t>(r)];
-    const bool match = e >= 0 && std::all_of(counted.begin(), counted.end(), [&](double c) { return c == e; });
+    bool match = e >= 0;
+    for (std::size_t k = 0; k < counted.size(); ++k)
+      match = match && expected_in_step[k][static_cast<std::size_t>(r)] >= 0 &&
+              counted[k] == expected_in_step[k][static_cast<std::size_t>(r)];
     all_match = all_match && match;
     expected_total = (expected_total < 0 || e < 0) ? -1 : expected_total + e;
     double compute = 0;
@@ -153,6 +171,18 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["bytes"] = {{"program_per_iteration", number_or_null(expected_total < 0 ? NAN : expected_total)},
                 {"counted_per_iteration", steps.empty() || steps[0].bytes < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(steps[0].bytes)},
                 {"match", all_match}};
+  if (has_iteration_ranges(program)) {  // the steps differ: every step's figures
+    // Built apart: ordered_json's members live in a vector, a reference into it would dangle.
+    auto per_step = nlohmann::ordered_json::array(), counted = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      double sum = 0;
+      for (double b : expected_in_step[k]) sum = (sum < 0 || b < 0) ? -1 : sum + b;
+      per_step.push_back(number_or_null(sum < 0 ? NAN : sum));
+      counted.push_back(number_or_null(steps[k].bytes < 0 ? NAN : steps[k].bytes));
+    }
+    j["bytes"]["program_per_step"] = std::move(per_step);
+    j["bytes"]["counted_per_step"] = std::move(counted);
+  }
   j["wall_s"] = in.wall_s;
   j["workers_wall_s"] = in.workers_wall_s;
   return j;

@@ -53,7 +53,6 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
       ops_(job.program.ranks.at(static_cast<std::size_t>(options.rank))),
       stragglers_(job.stragglers) {
   std::vector<std::string> labels, kinds;
-  double slice_bytes = 0;
   const double grad_bytes = static_cast<double>(dtype_bytes(job.model.gradient_dtype));
   // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (an `other` Compute op).
   const auto phase = pseudo_gradient_phase(ops_);
@@ -62,29 +61,35 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
     if (phase[i] && (i == 0 || !phase[i - 1])) pseudo_gradient_op_[i] = true;
     if (const auto* c = ops_[i].as<ComputeOp>(); c && c->kind == ComputeKind::outer_optimizer) has_outer_ = true;
   }
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    const auto& op = ops_[i];
-    const bool pseudo = phase[i];
+  for (const auto& op : ops_) {
     labels.push_back(op.label);
     kinds.push_back(kind_name(op));
-    if (const auto* c = op.as<CollectiveOp>()) {
-      // The pseudo-gradient travels in the wire dtype: count its slice in gradient-dtype bytes.
-      const double scale = pseudo ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype)) : 1;
-      if (completes_gradient_slice(c->kind)) slice_bytes += c->bytes * scale;
-      if (!executors_.count(c->group)) executors_[c->group] = std::make_unique<SerialExecutor>();
-    }
+    if (const auto* c = op.as<CollectiveOp>(); c && !executors_.count(c->group))
+      executors_[c->group] = std::make_unique<SerialExecutor>();
   }
   measurements_ = Measurements(options.rank, labels, kinds);
   if (!options.progress_path.empty()) progress_ = std::make_unique<ProgressMap>(options.progress_path, false);
   measurements_.reserve(ops_.size() * static_cast<std::size_t>(std::max(options.steps, 1)));
   const double params_bytes = static_cast<double>(stage_.parameter_count()) * grad_bytes;
-  if (slice_bytes > 0 && slice_bytes != params_bytes)
-    throw InputError(fmt::format("Program rank {}: its gradient collectives cover {} bytes but "
-                                 "stage {} (layers [{}, {})) has {} parameters = {} bytes of {} "
-                                 "gradients (expected them to match)",
-                                 options.rank, slice_bytes, plan_.stage, plan_.layer_begin,
-                                 plan_.layer_end, stage_.parameter_count(), params_bytes,
-                                 dtype_name(job.model.gradient_dtype)));
+  // Checked in every epoch: with iteration ranges (DiLoCo churn) a rank has one averaging op
+  // per membership, only one of them active at a time.
+  for (const int first : program_epochs(job.program)) {
+    double slice_bytes = 0;
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      const auto* c = ops_[i].as<CollectiveOp>();
+      if (!c || !ops_[i].active_in(first) || !completes_gradient_slice(c->kind)) continue;
+      // The pseudo-gradient travels in the wire dtype: count its slice in gradient-dtype bytes.
+      const double scale = phase[i] ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype)) : 1;
+      slice_bytes += c->bytes * scale;
+    }
+    if (slice_bytes > 0 && slice_bytes != params_bytes)
+      throw InputError(fmt::format("Program rank {}: its gradient collectives cover {} bytes (from "
+                                   "iteration {}) but stage {} (layers [{}, {})) has {} parameters "
+                                   "= {} bytes of {} gradients (expected them to match)",
+                                   options.rank, slice_bytes, first, plan_.stage, plan_.layer_begin,
+                                   plan_.layer_end, stage_.parameter_count(), params_bytes,
+                                   dtype_name(job.model.gradient_dtype)));
+  }
   start_coordinators();
 }
 
@@ -116,14 +121,32 @@ void Interpreter::run_step(int step) {
   pass_ = passes_seen_ = 0;
   const double start = cluster_.now_s();
   if (has_outer_) round_start_ = flat_weights();  // one DiLoCo outer round per iteration
-  for (std::size_t i = 0; i < ops_.size(); ++i) execute(static_cast<int>(i), ops_[i]);
+  bool active = false;  // a DiLoCo worker away in this round has no active op
+  for (std::size_t i = 0; i < ops_.size(); ++i)
+    if (ops_[i].active_in(step)) {
+      active = true;
+      execute(static_cast<int>(i), ops_[i]);
+    }
   while (!pending_.empty()) complete(pending_.begin()->first);  // ops the Program never waited
   const double time_s = cluster_.now_s() - start;
+  if (!active) {  // no loss, no tokens: the step's figures come from the ranks that ran it
+    measurements_.record_iteration({step, time_s, std::nan(""), 0});
+    if (progress_) progress_->end_step(time_s, std::nan(""), 0);
+    return;
+  }
   loss_ /= plan_.passes;  // the mean over the iteration's passes (DiLoCo's inner steps)
   const double tokens = static_cast<double>(plan_.global_sequences) * plan_.passes * job_.model.seq_len;
   measurements_.record_iteration(
       {step, time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s});
   if (progress_) progress_->end_step(time_s, plan_.last_stage() ? loss_ : std::nan(""), tokens / time_s);
+}
+
+std::string Interpreter::weights_fingerprint() {
+  const auto w = flat_weights().to(torch::kFloat32).contiguous();
+  const auto* bytes = static_cast<const unsigned char*>(w.data_ptr());
+  std::uint64_t h = 14695981039346656037ull;
+  for (std::size_t i = 0; i < w.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
 }
 
 void Interpreter::execute(int i, const Op& op) {
@@ -240,9 +263,10 @@ namespace geotrain {
 
 namespace {
 
-void write_summary(const Interpreter& in, const WorkerOptions& o, const std::string& path) {
+void write_summary(Interpreter& in, const WorkerOptions& o, const std::string& path) {
   const auto& p = in.plan();
   const nlohmann::json j = {{"rank", o.rank},
+                            {"weights_fnv1a", in.weights_fingerprint()},
                             {"stage", p.stage},
                             {"stages", p.stages},
                             {"replica", p.replica},

@@ -36,6 +36,9 @@ class Interpreter {
   const RankPlan& plan() const { return plan_; }
   const MarkovSource& source() const { return source_; }
   std::int64_t parameter_count() const { return stage_.parameter_count(); }
+  // FNV-1a of the stage's weights as fp32 bytes: replicas that must agree (DiLoCo after an
+  // outer step) can be compared across workers (worker.json).
+  std::string weights_fingerprint();
 
  private:
   // A nonblocking op in flight: Gloo work for Send/Recv, a future for collectives.
@@ -65,6 +68,10 @@ class Interpreter {
   void outer_step();
   torch::Tensor flat_weights();
   void set_weights(const torch::Tensor& flat);
+  // DiLoCo churn (hivemind's load_state_from_peers): fp32 weights then outer momentum, and the
+  // rejoining side, which also restarts its round from the loaded weights.
+  torch::Tensor training_state();
+  void load_training_state(const torch::Tensor& state);
   DType wire_dtype() const;  // of gradient collectives / dynamic ops at this point of the Program
   void wait_for_transfer(int mb, Carries what);
   std::pair<torch::Tensor, torch::Tensor> batch(int mb) const;  // tokens, targets

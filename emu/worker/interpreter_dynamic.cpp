@@ -38,21 +38,22 @@ Interpreter::~Interpreter() = default;
 // (preduce_coordinator.hpp), whether or not it is a member of that op's group.
 void Interpreter::start_coordinators() {
   if (options_.rank != 0) return;
-  std::map<std::pair<GroupId, int>, int> runs;  // partial-reduce ops per iteration, per (group, tag)
-  std::map<std::pair<GroupId, int>, const DynamicOp*> op_of;
-  for (const auto& group : job_.program.groups) {
-    const auto& ops = job_.program.ranks[static_cast<std::size_t>(group.ranks.front())];
+  std::map<std::pair<GroupId, int>, const DynamicOp*> ops_of;  // every partial-reduce op, by (group, tag)
+  for (const auto& ops : job_.program.ranks)
     for (const auto& op : ops)
-      if (const auto* d = op.as<DynamicOp>();
-          d && d->rule == DynamicRule::partial_reduce && d->group == group.id) {
-        ++runs[{d->group, d->tag}];
-        op_of[{d->group, d->tag}] = d;
-      }
-  }
-  for (const auto& [key, per_step] : runs) {
-    const auto members = static_cast<int>(job_.program.group(key.first).ranks.size());
+      if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce)
+        ops_of.emplace(std::pair{d->group, d->tag}, d);
+  for (const auto& [key, d] : ops_of) {
+    const auto& ranks = job_.program.group(key.first).ranks;
+    // Arrivals over the run: every member's runs of the op in the steps it is active in (a
+    // group exists per membership epoch under churn, so members run it equally often).
+    std::int64_t arrivals = 0;
+    for (int r : ranks)
+      for (const auto& op : job_.program.ranks[static_cast<std::size_t>(r)])
+        if (const auto* x = op.as<DynamicOp>(); x && x->group == key.first && x->tag == key.second)
+          for (int step = 0; step < options_.steps; ++step) arrivals += op.active_in(step) ? 1 : 0;
     coordinators_.push_back(std::make_unique<PreduceCoordinator>(
-        cluster_, *op_of.at(key), members, static_cast<std::int64_t>(members) * per_step * options_.steps));
+        cluster_, *d, static_cast<int>(ranks.size()), arrivals));
   }
 }
 
@@ -112,6 +113,22 @@ void Interpreter::set_weights(const torch::Tensor& flat) {
     p.detach().copy_(flat.narrow(0, offset, p.numel()).view_as(p));
     offset += p.numel();
   }
+}
+
+torch::Tensor Interpreter::training_state() {
+  torch::NoGradGuard no_grad;
+  auto weights = flat_weights().to(torch::kFloat32);
+  auto momentum = outer_momentum_.defined() ? outer_momentum_.to(torch::kFloat32)
+                                            : torch::zeros_like(weights);
+  return torch::cat({weights, momentum}).contiguous();
+}
+
+void Interpreter::load_training_state(const torch::Tensor& state) {
+  torch::NoGradGuard no_grad;
+  const std::int64_t n = stage_.parameter_count();
+  set_weights(state.narrow(0, 0, n));
+  outer_momentum_ = state.narrow(0, n, n).clone();
+  round_start_ = flat_weights();  // the pseudo-gradient of this round starts from them
 }
 
 // DiLoCo: pseudo-gradient = weights at the start of the round - weights now, into the (zeroed)

@@ -35,6 +35,7 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
     return p;
   };
   const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  if (what == Carries::state) return post(training_state());
   if (what == Carries::gradients || what == Carries::weights) {
     // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
     // keeps none) or its weights (the server's reply), in the gradient dtype.
@@ -57,6 +58,15 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
 
 Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
   const auto what = plan_.carries[static_cast<std::size_t>(i)];
+  if (what == Carries::state) {  // a DiLoCo worker rejoining: the peer's state replaces ours
+    auto wire = torch::empty({2 * stage_.parameter_count()}, torch::kFloat32);
+    check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));
+    std::vector<torch::Tensor> v{wire};
+    Pending p;
+    p.works.push_back(cluster_.world().recv(v, r.peer, r.tag));
+    p.on_done = [this, wire] { load_training_state(wire); };
+    return p;
+  }
   if (what == Carries::gradients || what == Carries::weights) {
     auto wire = torch::empty({stage_.parameter_count()}, scalar_type(job_.model.gradient_dtype));
     check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));

@@ -39,8 +39,8 @@ std::vector<int> replica_of_ranks(const Program& p, const std::vector<int>& stag
   for (std::size_t r = 0; r < p.ranks.size(); ++r)
     for (const auto& op : p.ranks[r]) {
       int peer = -1;
-      if (const auto* s = op.as<SendOp>()) peer = s->peer;
-      if (const auto* v = op.as<RecvOp>()) peer = v->peer;
+      if (const auto* s = op.as<SendOp>(); s && !s->state) peer = s->peer;
+      if (const auto* v = op.as<RecvOp>(); v && !v->state) peer = v->peer;
       if (peer < 0 || peer >= static_cast<int>(p.ranks.size()) || stage[peer] == stage[r]) continue;
       const int a = find(static_cast<int>(r)), b = find(peer);
       parent[std::max(a, b)] = std::min(a, b);
@@ -83,7 +83,7 @@ std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Pro
     for (const auto& op : p.ranks[r]) {
       if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::optimizer) optimized = true;
       if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::backward) optimized = false;
-      if (const auto* s = op.as<SendOp>(); s && stage[s->peer] == stage[r])
+      if (const auto* s = op.as<SendOp>(); s && !s->state && stage[s->peer] == stage[r])
         out[{static_cast<int>(r), s->peer, s->tag}].push_back(optimized ? Carries::weights
                                                                         : Carries::gradients);
     }
@@ -174,7 +174,9 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
     const auto* send = op.as<SendOp>();
     const auto* recv = op.as<RecvOp>();
     const int peer = send ? send->peer : recv ? recv->peer : -1;
-    if (peer >= 0 && stage[peer] == plan.stage) {
+    if ((send && send->state) || (recv && recv->state)) {
+      what = Carries::state;
+    } else if (peer >= 0 && stage[peer] == plan.stage) {
       const int tag = send ? send->tag : recv->tag;
       const auto key = send ? std::tuple{rank, peer, tag} : std::tuple{peer, rank, tag};
       const auto it = sends.find(key);

@@ -22,13 +22,15 @@
 //    update) leaves the gradients for that step (keeps_gradients).
 //  - A rank may pass its micro-batches several times per iteration (DiLoCo's H inner steps):
 //    pass k of iteration i reads the data of local step i x passes + k.
+//  - A Send/Recv with `state` set carries the sender's training state (a DiLoCo worker
+//    rejoining): its fp32 weights then its fp32 outer momentum, whatever the stages.
 #include <vector>
 
 #include "sim/program/program.hpp"
 
 namespace geotrain {
 
-enum class Carries { nothing, activation, activation_grad, gradients, weights };
+enum class Carries { nothing, activation, activation_grad, gradients, weights, state };
 
 struct MicroBatchSlice {
   int id = 0;

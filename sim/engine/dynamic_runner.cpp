@@ -53,7 +53,8 @@ DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
       if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) {
         auto& w = windows_[{d->group, d->tag}];
         if (!w) w = std::make_unique<Window>(*d, static_cast<int>(p.group(d->group).ranks.size()));
-        partial_total_[{r, d->group, d->tag}] += ctx.settings().iterations;
+        auto& total = partial_total_[{r, d->group, d->tag}];
+        for (int it = 0; it < ctx.settings().iterations; ++it) total += op.active_in(it) ? 1 : 0;
       }
 }
 DynamicRunner::~DynamicRunner() = default;

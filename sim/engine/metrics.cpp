@@ -132,6 +132,7 @@ void bytes(SimContext& ctx, SimulationResult& res) {
       for (std::size_t i = 0; i < rec.ops(r); ++i) {
         const Op& op = op_at(p, r, static_cast<int>(i));
         const OpRecord& o = rec.at(r, it, static_cast<int>(i));
+        if (!o.ran()) continue;
         if (op.as<SendOp>() != nullptr) res.p2p_bytes += o.bytes_sent;
         if (op.as<DynamicOp>() != nullptr) res.dynamic_bytes += o.bytes_sent;
         const auto* c = op.as<CollectiveOp>();

@@ -18,6 +18,8 @@ struct OpRecord {
   double idle_to_s = 0;
   double idle_s = 0;             // idle time charged to this op (filled by compute_idle)
   int collective_instance = -1;  // into CollectiveRegistry
+  // Whether the op ran: an op inactive in an iteration (Op::iterations) keeps no record.
+  bool ran() const { return start_s >= 0; }
 };
 
 class OpRecorder {

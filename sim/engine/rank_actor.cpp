@@ -26,7 +26,8 @@ void RankActor::operator()() {
   prepost_receives();
   const auto& ops = ctx_.program().ranks[static_cast<std::size_t>(rank_)];
   for (int it = 0; it < ctx_.settings().iterations; ++it) {
-    for (std::size_t i = 0; i < ops.size(); ++i) run_op(it, static_cast<int>(i));
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].active_in(it)) run_op(it, static_cast<int>(i));
     std::vector<int> all(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) all[i] = static_cast<int>(i);
     wait_ops(it, all);  // an iteration ends with nothing in flight
@@ -44,7 +45,7 @@ void RankActor::prepost_receives() {
   // with the k-th receive.
   for (int it = 0; it < ctx_.settings().iterations; ++it)
     for (std::size_t i = 0; i < ops.size(); ++i)
-      if (const auto* r = ops[i].as<RecvOp>()) {
+      if (const auto* r = ops[i].as<RecvOp>(); r && ops[i].active_in(it)) {
         const std::size_t s = slot(it, static_cast<int>(i));
         recvs_[s] = ctx_.p2p_mailbox(r->peer, rank_, r->tag)->get_async<void>(&payloads_[s]);
       }

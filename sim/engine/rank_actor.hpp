@@ -9,7 +9,8 @@
 //  Wait       -> blocks until the named nonblocking ops are done
 //  Dynamic    -> gossip / partial reduce (dynamic_runner.hpp)
 // Forward/backward Compute ops first sleep the scenario's seeded straggler delay, if any.
-// Nonblocking ops left unwaited are waited at the end of each iteration.
+// Nonblocking ops left unwaited are waited at the end of each iteration. Ops inactive in an
+// iteration (Op::iterations) are skipped and leave their record empty (OpRecord::ran).
 #include <memory>
 #include <vector>
 

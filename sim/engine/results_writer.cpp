@@ -88,6 +88,7 @@ void write_ops_csv(const Program& program, const SimulationResult& result, std::
       for (std::size_t i = 0; i < rec.ops(r); ++i) {
         const Op& op = program.ranks[static_cast<std::size_t>(r)][i];
         const OpRecord& o = rec.at(r, it, static_cast<int>(i));
+        if (!o.ran()) continue;  // inactive in this iteration
         std::string peer, group;
         if (const auto* s = op.as<SendOp>()) peer = std::to_string(s->peer);
         if (const auto* v = op.as<RecvOp>()) peer = std::to_string(v->peer);

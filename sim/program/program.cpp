@@ -1,5 +1,7 @@
 #include "sim/program/program.hpp"
 
+#include <algorithm>
+
 namespace geotrain {
 
 // The names are the ones the Program JSON, traces and labels use: keep them stable.
@@ -72,6 +74,45 @@ const char* op_type_name(const Op& op) {
   if (op.as<CollectiveOp>()) return "collective";
   if (op.as<WaitOp>()) return "wait";
   return "dynamic";
+}
+
+bool Op::active_in(int iteration) const {
+  if (iterations.empty()) return true;
+  return std::any_of(iterations.begin(), iterations.end(),
+                     [&](const IterationRange& r) { return r.contains(iteration); });
+}
+
+std::vector<int> program_epochs(const Program& p) {
+  std::vector<int> starts{0};
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      for (const auto& r : op.iterations) {
+        if (r.begin > 0) starts.push_back(r.begin);
+        if (r.end > 0) starts.push_back(r.end);
+      }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return starts;
+}
+
+bool has_iteration_ranges(const Program& p) {
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      if (!op.iterations.empty()) return true;
+  return false;
+}
+
+Program program_in_iteration(const Program& p, int iteration) {
+  Program q = p;
+  for (auto& ops : q.ranks)
+    for (auto& op : ops) {
+      if (!op.active_in(iteration)) {
+        op.body = WaitOp{};
+        op.nonblocking = false;
+      }
+      op.iterations.clear();
+    }
+  return q;
 }
 
 }  // namespace geotrain

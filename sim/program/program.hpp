@@ -15,6 +15,11 @@
 //    rank; `algorithm` says how it moves bytes (the simulator models exactly that algorithm, the
 //    emulator runs it: from send/recv, or the library's own when algorithm == library).
 //  - A Dynamic op's peers are decided at run time by its rule (partial reduce, gossip).
+//  - An op runs in the iterations its `iterations` ranges name (empty: every iteration). An
+//    inactive op does nothing and leaves no record in that iteration; a rank may have no active
+//    op at all (a DiLoCo worker away for a round). Groups do not change: membership epochs are
+//    separate groups whose collectives are active in their epoch. Iterations where the active
+//    set is the same form an epoch (program_epochs); validation checks every epoch.
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -57,16 +62,21 @@ struct ComputeOp {
   double memory_bytes = 0;  // bytes of parameters/activations touched (for memory-bound ops)
 };
 
+// `state`: the transfer carries the sender's training state (fp32 weights + outer optimizer
+// momentum: a DiLoCo worker rejoining loads it from a present peer, hivemind's
+// load_state_from_peers) rather than what the conventions of emu/worker/rank_plan.hpp say.
 struct SendOp {
   int peer = 0;
   double bytes = 0;
   int tag = 0;
+  bool state = false;
 };
 
 struct RecvOp {
   int peer = 0;
   double bytes = 0;
   int tag = 0;
+  bool state = false;
 };
 
 struct CollectiveOp {
@@ -105,13 +115,26 @@ struct WaitOp {
   std::vector<int> ops;
 };
 
+// Iterations [begin, end) of a run; end < 0: to the end of the run.
+struct IterationRange {
+  int begin = 0;
+  int end = -1;
+  bool contains(int iteration) const {
+    return iteration >= begin && (end < 0 || iteration < end);
+  }
+  bool operator==(const IterationRange&) const = default;
+};
+
 struct Op {
   std::variant<ComputeOp, SendOp, RecvOp, CollectiveOp, DynamicOp, WaitOp> body;
   bool nonblocking = false;
   std::string label;  // short and stable: "fwd s2 mb5", "allreduce dp s2", "bucket 3"
+  // The iterations in which the op runs; empty = every iteration (DiLoCo churn uses it).
+  std::vector<IterationRange> iterations = {};
 
   template <typename T>
   const T* as() const { return std::get_if<T>(&body); }
+  bool active_in(int iteration) const;
 };
 
 struct Program {
@@ -131,5 +154,15 @@ struct Program {
 
 // The op's type as results files name it: compute, send, recv, collective, wait, dynamic.
 const char* op_type_name(const Op& op);
+
+// First iterations of the Program's epochs, ascending, starting with 0: every range boundary of
+// every op. Within [epochs[k], epochs[k+1]) (the last: to the end of the run) every op is either
+// active in all iterations or in none. {0} when no op has ranges.
+std::vector<int> program_epochs(const Program& p);
+// Whether any op of the Program has iteration ranges (its iterations may differ).
+bool has_iteration_ranges(const Program& p);
+// The Program of one iteration, without ranges: every op inactive in it becomes a no-op (a
+// Wait for nothing, label kept) so op indices stay those of `p`.
+Program program_in_iteration(const Program& p, int iteration);
 
 }  // namespace geotrain

@@ -12,6 +12,8 @@ namespace geotrain::detail {
 class Problems {
  public:
   void add(std::string line);
+  // Put in front of every line added from now on ("iterations 4 to 7: ", "iteration 3: ").
+  void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
   bool empty() const { return lines_.empty() && dropped_ == 0; }
   std::vector<std::string> lines() const;
 
@@ -19,6 +21,7 @@ class Problems {
   static constexpr std::size_t kMax = 60;
   std::vector<std::string> lines_;
   std::size_t dropped_ = 0;
+  std::string prefix_;
 };
 
 // "rank 3 op 7 'fwd s1 mb2'"

@@ -53,11 +53,17 @@ json op_body_to_json(const ComputeOp& c) {
           {"sequences", c.sequences}, {"flops", c.flops},
           {"memory_bytes", c.memory_bytes}};
 }
+// Optional fields ("state", "iterations") are written only when set, so Programs without them
+// keep their files.
 json op_body_to_json(const SendOp& s) {
-  return {{"op", "send"}, {"peer", s.peer}, {"bytes", s.bytes}, {"tag", s.tag}};
+  json o = {{"op", "send"}, {"peer", s.peer}, {"bytes", s.bytes}, {"tag", s.tag}};
+  if (s.state) o["state"] = true;
+  return o;
 }
 json op_body_to_json(const RecvOp& r) {
-  return {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag}};
+  json o = {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag}};
+  if (r.state) o["state"] = true;
+  return o;
 }
 json op_body_to_json(const CollectiveOp& c) {
   return {{"op", "collective"},  {"kind", name_of(kCollectiveKinds, c.kind)},
@@ -124,6 +130,9 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
   }
   op.label = rd.get<std::string>(j, "label", path);
   op.nonblocking = rd.get<bool>(j, "nonblocking", path);
+  if (j.contains("iterations"))  // [[begin, end], ...], end -1: to the end of the run
+    for (const auto& r : rd.get<std::vector<std::array<int, 2>>>(j, "iterations", path))
+      op.iterations.push_back({r[0], r[1]});
   const auto kind = rd.get<std::string>(j, "op", path);
   if (kind == "compute") {
     ComputeOp c;
@@ -140,8 +149,9 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     const int peer = rd.get<int>(j, "peer", path);
     const double bytes = rd.get<double>(j, "bytes", path);
     const int tag = rd.get<int>(j, "tag", path);
-    if (kind == "send") op.body = SendOp{peer, bytes, tag};
-    else op.body = RecvOp{peer, bytes, tag};
+    const bool state = j.contains("state") && rd.get<bool>(j, "state", path);
+    if (kind == "send") op.body = SendOp{peer, bytes, tag, state};
+    else op.body = RecvOp{peer, bytes, tag, state};
   } else if (kind == "collective") {
     CollectiveOp c;
     c.kind = rd.get_enum(j, "kind", path, kCollectiveKinds);
@@ -190,6 +200,11 @@ nlohmann::json program_to_json(const Program& program) {
       json o = std::visit([](const auto& body) { return op_body_to_json(body); }, op.body);
       o["label"] = op.label;
       o["nonblocking"] = op.nonblocking;
+      if (!op.iterations.empty()) {
+        json ranges = json::array();
+        for (const auto& r : op.iterations) ranges.push_back({r.begin, r.end});
+        o["iterations"] = std::move(ranges);
+      }
       list.push_back(std::move(o));
     }
     ranks.push_back(std::move(list));

@@ -16,7 +16,7 @@ namespace detail {
 
 void Problems::add(std::string line) {
   if (lines_.size() < kMax)
-    lines_.push_back(std::move(line));
+    lines_.push_back(prefix_ + std::move(line));
   else
     ++dropped_;
 }
@@ -270,14 +270,65 @@ void check_group_orders(const Program& p, Problems& out) {
   }
 }
 
-}  // namespace
-
-std::vector<std::string> program_problems(const Program& p) {
-  Problems out;
+void check_iteration(const Program& p, Problems& out) {
   check_shape(p, out);
   check_ops(p, out);
   check_matching(p, out);
   check_group_orders(p, out);
+}
+
+void check_ranges(const Program& p, Problems& out) {
+  for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r)
+    for (int i = 0; i < static_cast<int>(p.ranks[static_cast<std::size_t>(r)].size()); ++i)
+      for (const auto& range : p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)].iterations)
+        if (range.begin < 0 || (range.end >= 0 && range.end <= range.begin))
+          out.add(fmt::format("{}: iterations [{}, {}) (expected 0 <= begin < end, or end -1)",
+                              op_where(p, r, i), range.begin, range.end));
+}
+
+// Which ops are active in `iteration`, rank by rank: epochs with equal masks are checked once.
+std::vector<std::vector<bool>> active_mask(const Program& p, int iteration) {
+  std::vector<std::vector<bool>> mask;
+  for (const auto& ops : p.ranks) {
+    mask.emplace_back();
+    for (const auto& op : ops) mask.back().push_back(op.active_in(iteration));
+  }
+  return mask;
+}
+
+// A Program whose ops have iteration ranges is checked epoch by epoch (program_epochs), as the
+// Program of each epoch's first iteration; problems name the epoch.
+void check_epochs(const Program& p, Problems& out) {
+  check_ranges(p, out);
+  if (!out.empty()) return;
+  const auto epochs = program_epochs(p);
+  std::vector<std::vector<std::vector<bool>>> checked;
+  for (std::size_t e = 0; e < epochs.size(); ++e) {
+    auto mask = active_mask(p, epochs[e]);
+    if (std::find(checked.begin(), checked.end(), mask) != checked.end()) continue;
+    checked.push_back(std::move(mask));
+    const Program q = program_in_iteration(p, epochs[e]);
+    const int end = e + 1 < epochs.size() ? epochs[e + 1] : -1;
+    out.set_prefix(end < 0                  ? fmt::format("iterations {} onwards: ", epochs[e])
+                   : end == epochs[e] + 1   ? fmt::format("iteration {}: ", epochs[e])
+                                            : fmt::format("iterations {} to {}: ", epochs[e], end - 1));
+    Problems mine;
+    check_iteration(q, mine);
+    if (mine.empty()) detail::check_deadlock(q, mine);
+    for (auto& line : mine.lines()) out.add(std::move(line));
+  }
+  out.set_prefix("");
+}
+
+}  // namespace
+
+std::vector<std::string> program_problems(const Program& p) {
+  Problems out;
+  if (has_iteration_ranges(p)) {
+    check_epochs(p, out);
+    return out.lines();
+  }
+  check_iteration(p, out);
   // The abstract execution assumes a well-formed Program; on a broken one it only adds noise.
   if (out.empty()) detail::check_deadlock(p, out);
   return out.lines();

@@ -110,6 +110,20 @@ struct StragglerSpec {
   std::uint64_t seed = 1;
 };
 
+// `churn:` DiLoCo workers (Program ranks) that leave and rejoin: worker `worker` is away in outer
+// rounds [leave, join) (join -1: for good). churn_schedule.hpp says who is present when.
+struct Absence {
+  int worker = 0;
+  int leave = 0;
+  int join = -1;
+  int line = 0;  // of the entry, for cross-field errors
+};
+
+struct ChurnSpec {
+  std::vector<Absence> absences;
+  int line = 0;  // of the `churn` key
+};
+
 struct Scenario {
   std::string name;  // file stem unless the file sets `name:`
   std::string path;  // the file it came from ("" when built in code)
@@ -131,6 +145,7 @@ struct Scenario {
   SimulationSpec simulation;
   EmulationSpec emulation;
   StragglerSpec stragglers;
+  ChurnSpec churn;
 
   // The network every executor uses: the configured one with the emulation scales applied.
   Topology effective_network() const {

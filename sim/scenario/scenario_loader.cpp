@@ -61,6 +61,7 @@ std::string read_file(const std::string& path) {
 void cross_check(const Scenario& s, Diagnostics& diag, int strategy_line) {
   if (const StrategyDecl* decl = find_strategy(s.strategy.name); decl && decl->check)
     decl->check(s, diag, strategy_line);
+  sections::check_churn(s, diag);
   const TrainingSpec& t = s.training;
   if (t.micro_batch > 0 && t.micro_batch > t.global_batch)
     diag.error(0, "training.micro_batch",
@@ -111,6 +112,7 @@ Scenario parse_scenario(const std::string& text, const std::string& display_name
   sections::parse_scheduler(ctx, top.child("scheduler"), s);
   sections::parse_simulation(ctx, top.child("simulation"), s);
   sections::parse_stragglers(ctx, top.child("stragglers"), s);
+  sections::parse_churn(ctx, top.raw("churn"), s);
   top.finish();
   // Cross-field checks only make sense once every section bound cleanly.
   if (diag.ok()) cross_check(s, diag, strategy.line());

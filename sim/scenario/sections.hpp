@@ -32,5 +32,10 @@ void parse_scheduler(Context& ctx, YamlSection section, Scenario& out);
 void parse_simulation(Context& ctx, YamlSection section, Scenario& out);
 void parse_emulation(Context& ctx, YamlSection section, Scenario& out);
 void parse_stragglers(Context& ctx, YamlSection section, Scenario& out);
+// `churn` is a list, not a mapping: the loader hands over the raw node.
+void parse_churn(Context& ctx, const YAML::Node& node, Scenario& out);
+// Once the whole scenario is bound: strategy support, worker range, overlaps, someone present
+// in every round and a state source at every rejoin.
+void check_churn(const Scenario& s, Diagnostics& diag);
 
 }  // namespace geotrain::sections

@@ -12,8 +12,27 @@
 //   pseudo-gradient to the round's starting weights (ComputeKind::outer_optimizer).
 // Bytes on the wire per round equal one DDP all-reduce in the wire dtype, so per inner step
 // they shrink H-fold (tests/decentralized). Throughput figures count the H steps.
+//
+// Workers that leave and rejoin (the scenario's `churn:` section, hivemind-style;
+// sim/scenario/churn_schedule.hpp says who is present when):
+//  - a worker away in a round runs nothing in it (its ops are inactive there: Op::iterations);
+//  - the pseudo-gradient average of a round is over the workers present in it: one group per
+//    distinct present set ("world" when everyone is there, else "world without 1, 3"), whose
+//    all-reduce (wait-for-all) or partial-reduce window (timeout) is active in the rounds of
+//    that set. Each present worker keeps its own share of the global batch, so a round with k
+//    of N workers trains on k/N of it (the throughput figures stay nominal: all N);
+//  - a worker rejoining at round J first loads the state of a present peer (hivemind's
+//    load_state_from_peers): the lowest-ranked worker present in J-1 and J sends it its fp32
+//    weights and outer momentum (a blocking Send/Recv with `state` set, 2 x 4 B per parameter,
+//    tag J) at the start of round J, then the joiner runs round J normally. The sender is
+//    blocked for the transfer (hivemind serves it from a background thread); the joiner's inner
+//    optimizer state stays its own, as in hivemind, where only the outer state is shared.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
+#include "sim/scenario/churn_schedule.hpp"
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/workload/compute_ops.hpp"
 
@@ -57,18 +76,111 @@ double diloco_wire_bytes(const Scenario& s) {
          static_cast<double>(dtype_bytes(wire_dtype(s.strategy.text("wire_dtype"))));
 }
 
+namespace {
+
+// "world", or "world without 1, 3".
+std::string group_name(const std::vector<int>& present, int workers) {
+  std::string away;
+  for (int w = 0, k = 0; w < workers; ++w) {
+    if (k < static_cast<int>(present.size()) && present[static_cast<std::size_t>(k)] == w) {
+      ++k;
+      continue;
+    }
+    away += (away.empty() ? "" : ", ") + std::to_string(w);
+  }
+  return away.empty() ? "world" : "world without " + away;
+}
+
+std::vector<IterationRange> ranges(const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<IterationRange> out;
+  for (const auto& [begin, end] : pairs) out.push_back({begin, end});
+  return out;
+}
+
+// One averaging group per distinct set of present workers, with the rounds it averages in.
+struct Membership {
+  GroupId group;
+  std::vector<int> ranks;
+  std::vector<IterationRange> rounds;
+};
+
+std::vector<Membership> memberships(Program& p, const ChurnSchedule& churn) {
+  std::vector<Membership> out;
+  const auto& epochs = churn.epochs();
+  for (std::size_t e = 0; e < epochs.size(); ++e) {
+    const auto present = churn.present_in(epochs[e]);
+    const int end = e + 1 < epochs.size() ? epochs[e + 1] : -1;
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const Membership& m) { return m.ranks == present; });
+    if (it == out.end()) {
+      out.push_back({add_group(p, group_name(present, churn.workers()), present), present, {}});
+      it = std::prev(out.end());
+    }
+    if (!it->rounds.empty() && it->rounds.back().end == epochs[e])
+      it->rounds.back().end = end;
+    else
+      it->rounds.push_back({epochs[e], end});
+  }
+  return out;
+}
+
+Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
+  if (s.strategy.text("averaging") == "timeout") {
+    DynamicOp d;
+    d.rule = DynamicRule::partial_reduce;
+    d.group = m.group;
+    d.bytes = bytes;
+    d.window_s = d.window_min_s = d.window_max_s = s.strategy.number("timeout");
+    Op op;
+    op.body = d;
+    op.label = "average pseudo-gradient";
+    return op;
+  }
+  // Rooted algorithms (tree) take the lowest present worker as the root.
+  const auto members = static_cast<int>(m.ranks.size());
+  return make_op(collective(CollectiveKind::allreduce, m.group, bytes, allreduce_algorithm(s, members),
+                            m.ranks.front()),
+                 "allreduce pseudo-gradient");
+}
+
+// The rejoin transfers of round J: the source sends, each joiner receives.
+void add_state_transfers(std::vector<Op>& ops, int rank, const ChurnSchedule& churn, double bytes) {
+  for (int round : churn.epochs()) {
+    const auto joiners = churn.joining(round);
+    if (joiners.empty()) continue;
+    const int source = churn.state_source(round);
+    for (int joiner : joiners) {
+      Op op;
+      if (rank == source)
+        op = make_op(SendOp{joiner, bytes, round, true}, fmt::format("send state to {}", joiner), false);
+      else if (rank == joiner)
+        op = make_op(RecvOp{source, bytes, round, true}, fmt::format("load state from {}", source), false);
+      else
+        continue;
+      op.iterations = {{round, round + 1}};
+      ops.push_back(std::move(op));
+    }
+  }
+}
+
+}  // namespace
+
+double diloco_state_bytes(const Scenario& s) {
+  return 2 * 4 * stage_params(s.model, 0, s.model.layers);
+}
+
 Program build_diloco(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "diloco", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
   const auto h = static_cast<int>(s.strategy.integer("inner_steps"));
-  std::vector<int> everyone;
-  for (int r = 0; r < n; ++r) everyone.push_back(r);
-  const GroupId world = add_group(p, "world", everyone);
+  const ChurnSchedule churn(s.churn, n);
+  const auto groups = memberships(p, churn);
   const MicroBatching mb = micro_batching(s.training, n);
   const double bytes = diloco_wire_bytes(s);
-  const bool timeout = s.strategy.text("averaging") == "timeout";
-  const auto algorithm = timeout ? CollectiveAlgorithm::ring : allreduce_algorithm(s, n);
-  for (auto& ops : p.ranks) {
+  for (int rank = 0; rank < n; ++rank) {
+    auto& ops = p.ranks[static_cast<std::size_t>(rank)];
+    add_state_transfers(ops, rank, churn, diloco_state_bytes(s));
+    const std::size_t round_begin = ops.size();
     for (int step = 0; step < h; ++step) {
       for (int i = 0; i < mb.micro_batches; ++i)
         ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
@@ -80,21 +192,18 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
                             fmt::format("optim h{}", step)));
     }
     ops.push_back(pseudo_gradient_op(s.model));
-    if (timeout) {
-      DynamicOp d;
-      d.rule = DynamicRule::partial_reduce;
-      d.group = world;
-      d.bytes = bytes;
-      d.window_s = d.window_min_s = d.window_max_s = s.strategy.number("timeout");
-      Op op;
-      op.body = d;
-      op.label = "average pseudo-gradient";
+    for (const auto& m : groups) {
+      if (std::find(m.ranks.begin(), m.ranks.end(), rank) == m.ranks.end()) continue;
+      Op op = averaging_op(s, m, bytes);
+      if (groups.size() > 1) op.iterations = m.rounds;
       ops.push_back(std::move(op));
-    } else {
-      ops.push_back(make_op(collective(CollectiveKind::allreduce, world, bytes, algorithm),
-                            "allreduce pseudo-gradient"));
     }
     ops.push_back(outer_optimizer_op(s.model));
+    // A worker that is ever away runs its round only when present.
+    const auto present = churn.present_ranges(rank);
+    if (present.size() != 1 || present.front() != std::pair{0, -1})
+      for (std::size_t i = round_begin; i < ops.size(); ++i)
+        if (ops[i].iterations.empty()) ops[i].iterations = ranges(present);
   }
   p.sequences_per_iteration *= h;
   p.tokens_per_iteration *= h;

@@ -25,6 +25,8 @@ Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement);
 Program build_hetpipe(const Scenario& s, const Assignment& placement);
 // Bytes DiLoCo's pseudo-gradient averaging moves per rank buffer (parameters x wire dtype).
 double diloco_wire_bytes(const Scenario& s);
+// Bytes a rejoining DiLoCo worker loads from its peer: fp32 weights + outer momentum.
+double diloco_state_bytes(const Scenario& s);
 
 // --- shared pieces (strategy_common.cpp) -------------------------------------------------------
 

@@ -83,3 +83,20 @@ TEST_CASE("parameter-server pushes and pulls are not activations; DiLoCo passes 
   CHECK(plan.passes == 4);
   CHECK(plan.global_sequences == 16);
 }
+
+TEST_CASE("a DiLoCo rejoin's Send/Recv carry the training state, not parameter-server traffic",
+          "[worker][rank_plan][churn]") {
+  const std::string dir = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
+  const auto s = load_scenario(dir + "diloco_churn_3.yaml");
+  const auto p = build_program(s);
+  for (int rank = 0; rank < p.world_size; ++rank) {
+    INFO("rank " << rank);
+    const auto plan = make_rank_plan(p, rank, s.model.layers);
+    CHECK(plan.replicas == 3);  // the state transfer joins no replicas
+    CHECK(plan.replica == rank);
+    CHECK(plan.passes == 2);
+    int state = 0;
+    for (auto c : plan.carries) state += c == Carries::state ? 1 : 0;
+    CHECK(state == (rank == 1 ? 0 : 1));  // worker 0 sends, worker 2 loads
+  }
+}
