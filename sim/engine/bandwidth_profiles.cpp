@@ -14,14 +14,19 @@ void BandwidthProfiles::set_profile(simgrid::s4u::Link* link, const std::vector<
                                     int src, int dst) {
   if (timeline.empty()) return;
   const double base = link->get_bandwidth();
-  std::string text = fmt::format("0 {:.17g}\n", base);
+  // A change at 0 becomes the link's own bandwidth: a profile's date-0 event fires only after
+  // the actors' first turn, and closed forms evaluated at 0 (aggregated ring) would miss it.
+  double initial = base;
+  std::string text;
   for (const auto& f : timeline) {
-    if (f.at_s == 0) text.clear();  // a change at 0 replaces the base line (dates must not repeat)
-    text += fmt::format("{:.17g} {:.17g}\n", f.at_s, base * f.factor);
     applied_.push_back({f.at_s, link->get_name(), src, dst, f.factor, base * f.factor});
+    if (f.at_s == 0) initial = base * f.factor;
+    else text += fmt::format("{:.17g} {:.17g}\n", f.at_s, base * f.factor);
   }
-  link->set_bandwidth_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
-      "bandwidth " + link->get_name(), text, -1));
+  if (initial != base) link->set_bandwidth(initial);
+  if (!text.empty())
+    link->set_bandwidth_profile(simgrid::kernel::profile::ProfileBuilder::from_string(
+        "bandwidth " + link->get_name(), fmt::format("0 {:.17g}\n", initial) + text, -1));
 }
 
 void BandwidthProfiles::pair_link(simgrid::s4u::Link* link, int src, int dst) {

@@ -119,6 +119,8 @@ bool read_entry(YamlSection& s, const Scenario& out, BandwidthChangeSpec& c) {
   if (s.has("between") && s.has("devices")) {
     s.diag().error(s.line(), s.path(), "gives both between and devices (expected one of them, "
                                        "or neither for every link)");
+    s.raw("between");
+    s.raw("devices");
     ok = false;
   } else if (s.has("between")) {
     read_regions(s, out.network, c.select, ok);
@@ -138,7 +140,11 @@ bool read_entry(YamlSection& s, const Scenario& out, BandwidthChangeSpec& c) {
     if (at) c.at_s = *at;
     if (f) c.factor = *f;
   }
-  s.finish();
+  // Listed as known in messages about other keys.
+  std::vector<std::string> also;
+  for (const char* key : {"between", "devices", "every"})
+    if (!s.has(key)) also.emplace_back(key);
+  s.finish(also);
   return ok;
 }
 

@@ -80,7 +80,7 @@ TEST_CASE("a region pair selects both directions and nothing else", "[scenario][
       selected += pair;
     }
   CHECK(selected == 2);
-  CHECK(b.describe()[0] == "10 s: Oregon <-> Tokyo x0.5 (line 6)");
+  CHECK(b.describe()[0] == "10 s: Oregon <-> Tokyo x0.5 (line 5)");
 }
 
 TEST_CASE("a change back to the current factor is no change; no entries, no steps", "[scenario][bandwidth]") {
