@@ -1,5 +1,5 @@
 // `geotrain emulate` with network.bandwidth_changes (label emu;launch, root): ddp_ring_2 whose
-// links fall to 0.2 x at 3 s. The drop must really be applied (bandwidth_changes.csv, on time)
+// links fall to 0.2 x at 4 s. The drop must really be applied (bandwidth_changes.csv, on time)
 // and the iterations after it must take what the simulator predicts for the dropped links,
 // given the run's own compute profile and the stack effects `compare` models (30% tolerance:
 // the point is the change, not the model's accuracy, which tests/compare covers).
@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 using geotrain::test::sh;
 const std::string kBin = GEOTRAIN_BINARY;
 const std::string kScenario = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2_bandwidth_drop.yaml";
-constexpr double kDropAt_s = 3;
+constexpr double kDropAt_s = 4;
 constexpr double kFactor = 0.2;
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
@@ -117,7 +117,7 @@ TEST_CASE("emulate: a bandwidth drop mid-run is applied and slows iterations as 
   INFO("measured " << measured_before << " -> " << measured_after << " s, simulated " << sim_before
                    << " -> " << sim_after << " s");
   CHECK(sim_after > 1.5 * sim_before);  // the scenario is one where the drop matters
-  CHECK(measured_after > 1.5 * measured_before);
+  CHECK(measured_after > 1.3 * measured_before);
   CHECK(measured_after / sim_after == Approx(1).margin(0.3));
   CHECK(measured_before / sim_before == Approx(1).margin(0.3));
   // Printed for the record (ctest -V).
