@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "apps/commands.hpp"
+#include "emu/net/bandwidth_plan.hpp"
 #include "emu/net/cluster_builder.hpp"
 #include "emu/net/emu_cluster.hpp"
 #include "emu/net/host_checks.hpp"
@@ -64,7 +65,8 @@ int run_up(const EmuArgs& a, bool backend_given) {
   const Scenario s = load(a, backend_given, o);
   const emu::StateStore store;
   if (a.dry_run) {
-    fmt::print("{}", emu::format_plan(emu::plan_cluster(s, o, store)));
+    const emu::Plan plan = emu::plan_cluster(s, o, store);
+    fmt::print("{}{}", emu::format_plan(plan), emu::format_bandwidth_plan(emu::plan_bandwidth_changes(s, plan.layout)));
     return 0;
   }
   const auto t0 = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/common/units.hpp"
+#include "sim/topology/bandwidth_schedule.hpp"
 
 namespace geotrain::cli {
 
@@ -67,6 +68,12 @@ std::string scenario_summary(const Scenario& s) {
   if (s.emulation.bandwidth_scale != 1 || s.emulation.delay_scale != 1)
     out += fmt::format("scaled     bandwidth x{}, delay x{} (emulation scales, used by every executor)\n",
                        s.emulation.bandwidth_scale, s.emulation.delay_scale);
+  if (!s.bandwidth_changes.empty()) {
+    const auto steps = resolve_bandwidth_schedule(s).describe();
+    for (std::size_t i = 0; i < steps.size() && i < 12; ++i)
+      out += fmt::format("bandwidth  {}\n", steps[i]);
+    if (steps.size() > 12) out += fmt::format("bandwidth  ... ({} changes)\n", steps.size());
+  }
   out += fmt::format("model      {}: {} layers, d_model {}, {} heads, seq {}, vocab {}, {}; {:.4g}M params{}\n",
                      m.preset, m.layers, m.d_model, m.heads, m.seq_len, m.vocab, dtype_name(m.dtype),
                      total_params(m) / 1e6,

@@ -11,9 +11,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "emu/launch/bandwidth_changer.hpp"
 #include "emu/launch/run_results.hpp"
 #include "emu/launch/run_setup.hpp"
 #include "emu/launch/worker_set.hpp"
+#include "emu/net/bandwidth_plan.hpp"
 #include "emu/net/host_checks.hpp"
 #include "emu/net/linktest/link_test.hpp"
 #include "emu/worker/worker_job.hpp"
@@ -168,9 +170,23 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   if (!o.skip_linktest) check_links(s, cluster, o, dir);
   throw_if_interrupted();
 
-  WorkerSet workers(worker_specs(s, program, cluster, o, dir, steps, collectives));
+  auto specs = worker_specs(s, program, cluster, o, dir, steps, collectives);
+  std::vector<std::string> progress_paths;
+  for (const auto& w : specs) progress_paths.push_back(w.progress_path);
+  WorkerSet workers(std::move(specs));
+  // Declared after the cluster: on any unwind it restores the rates while the namespaces exist.
+  BandwidthChanger changer(plan_bandwidth_changes(s, cluster.layout()), progress_paths);
   workers.start();
-  const SuperviseResult sup = workers.supervise(supervise_options(program, s, o, steps));
+  changer.start();
+  SuperviseResult sup = workers.supervise(supervise_options(program, s, o, steps));
+  changer.stop();
+  if (!changer.records().empty()) {
+    write_text(dir + "/bandwidth_changes.csv", bandwidth_changes_csv(changer.records()));
+    if (const auto failure = changer.failure(); !failure.empty() && sup.ok) {
+      sup.ok = false;
+      sup.failure = "bandwidth change: " + failure;
+    }
+  }
   nlohmann::ordered_json extra = {{"cluster", cluster.record().cluster},
                                   {"cluster_owned", cluster.owned()},
                                   {"delay_backend", cluster.record().backend},

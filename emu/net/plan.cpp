@@ -77,12 +77,7 @@ void add_shaping(const ClusterLayout& l, const Topology& net, Backend backend,
     out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb"}), {}});
     for (int d = 0; d < l.ranks(); ++d) {
       if (d == s) continue;
-      const double rate = net.bandwidth_Bps(s, d);
-      const std::string burst = std::to_string(static_cast<long long>(std::ceil(htb_burst_bytes(rate))));
-      out.push_back({in(ns, Tool::tc, {"class", "add", "dev", "eth0", "parent", "1:", "classid",
-                                       class_id(d), "htb", "rate", bits(rate), "ceil", bits(rate),
-                                       "burst", burst, "cburst", burst, "quantum",
-                                       std::to_string(kHtbQuantum)}), {}});
+      out.push_back({htb_class(l, "add", s, d, net.bandwidth_Bps(s, d)), {}});
       if (backend == Backend::netem) {
         const auto delay_us = std::llround(net.delay_s(s, d) * 1e6);
         out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "parent", class_id(d),
@@ -145,6 +140,14 @@ void add_buffer_notes(const ClusterLayout& l, const Topology& net, double buffer
 }  // namespace
 
 double htb_burst_bytes(double rate_Bps) { return std::max(kGsoBytes, rate_Bps * 1e-3); }
+
+Command htb_class(const ClusterLayout& l, const std::string& verb, int src, int dst, double rate_Bps) {
+  const std::string burst = std::to_string(static_cast<long long>(std::ceil(htb_burst_bytes(rate_Bps))));
+  return in(l.rank_namespace(src), Tool::tc,
+            {"class", verb, "dev", "eth0", "parent", "1:", "classid", class_id(dst), "htb", "rate",
+             bits(rate_Bps), "ceil", bits(rate_Bps), "burst", burst, "cburst", burst, "quantum",
+             std::to_string(kHtbQuantum)});
+}
 
 std::string backend_name(Backend backend) {
   return backend == Backend::netem ? "netem" : "nfqueue";

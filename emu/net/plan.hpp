@@ -50,4 +50,9 @@ std::string backend_name(Backend backend);
 // bucket does not starve at multi-Gbit/s (what the feasibility trial found to reach 99.7%).
 double htb_burst_bytes(double rate_Bps);
 
+// `tc class <verb>` (add, change) of rank src's HTB class towards rank dst at rate_Bps (rate =
+// ceil, burst from htb_burst_bytes): the class the plan creates, and what bandwidth changes
+// re-rate (bandwidth_plan.hpp).
+Command htb_class(const ClusterLayout& layout, const std::string& verb, int src, int dst, double rate_Bps);
+
 }  // namespace geotrain::emu

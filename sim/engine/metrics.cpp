@@ -167,6 +167,7 @@ SimulationResult summarize(SimContext& ctx, const Scenario& scenario) {
   res.network_model = network_model_name(ctx.settings().network_model);
   res.platform = to_string(ctx.platform().kind);
   res.warnings = ctx.platform().warnings;
+  res.bandwidth_changes = ctx.platform().bandwidth_changes;
   res.world_size = p.world_size;
   res.iterations = ctx.recorder().iterations();
   fill_collective_intervals(ctx);

@@ -13,7 +13,7 @@ namespace {
 constexpr double kHostSpeed = 1e9;
 }  // namespace
 
-Platform build_pair_platform(const Topology& network) {
+Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles) {
   const int n = network.device_count();
   Platform p;
   p.kind = PlatformKind::pairs;
@@ -28,9 +28,9 @@ Platform build_pair_platform(const Topology& network) {
       if (l.bandwidth_Bps <= 0) continue;  // "no link": a transfer over it fails with "no route"
       // A plain (SHARED) link used by one direction only: the flows of this ordered pair share
       // it, no other pair touches it.
-      auto* link = zone->create_link(fmt::format("d{}>d{}", s, t), l.bandwidth_Bps)
-                       ->set_latency(l.delay_s)
-                       ->seal();
+      auto* link = zone->create_link(fmt::format("d{}>d{}", s, t), l.bandwidth_Bps)->set_latency(l.delay_s);
+      profiles.pair_link(link, s, t);
+      link->seal();
       zone->add_route(p.host_of_device[static_cast<std::size_t>(s)]->get_netpoint(),
                       p.host_of_device[static_cast<std::size_t>(t)]->get_netpoint(), nullptr,
                       nullptr, {sg4::LinkInRoute(link)}, false);

@@ -11,10 +11,16 @@ PlatformKind choose_platform(const Topology& network, const PlatformOptions& opt
                                                                    : PlatformKind::regions;
 }
 
-Platform build_platform(const Topology& network, const PlatformOptions& options) {
-  return choose_platform(network, options) == PlatformKind::pairs
-             ? build_pair_platform(network)
-             : build_region_platform(network);
+Platform build_platform(const Topology& network, const PlatformOptions& options,
+                        const BandwidthSchedule& changes) {
+  BandwidthProfiles profiles(changes);
+  Platform p = choose_platform(network, options) == PlatformKind::pairs
+                   ? build_pair_platform(network, profiles)
+                   : build_region_platform(network, profiles);
+  if (p.kind == PlatformKind::regions)
+    for (auto& w : profiles.regions_warnings()) p.warnings.push_back(std::move(w));
+  p.bandwidth_changes = profiles.applied();
+  return p;
 }
 
 }  // namespace geotrain::engine

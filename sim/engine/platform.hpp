@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/bandwidth_profiles.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace simgrid::s4u {
@@ -36,16 +37,19 @@ struct Platform {
   PlatformKind kind = PlatformKind::pairs;
   std::vector<simgrid::s4u::Host*> host_of_device;
   std::vector<std::string> warnings;  // approximations the builder had to make
+  std::vector<AppliedBandwidthChange> bandwidth_changes;  // network.bandwidth_changes as applied
 };
 
 // Which builder the rule picks for this network.
 PlatformKind choose_platform(const Topology& network, const PlatformOptions& options);
 
-// Creates the zones, hosts and links in the current SimGrid engine (configuration must be done).
-Platform build_platform(const Topology& network, const PlatformOptions& options);
+// Creates the zones, hosts and links in the current SimGrid engine (configuration must be done),
+// with the bandwidth profiles of `changes` (bandwidth_profiles.hpp) on the links they touch.
+Platform build_platform(const Topology& network, const PlatformOptions& options,
+                        const BandwidthSchedule& changes = {});
 
 // The two builders (pair_platform.cpp, region_platform.cpp).
-Platform build_pair_platform(const Topology& network);
-Platform build_region_platform(const Topology& network);
+Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles);
+Platform build_region_platform(const Topology& network, BandwidthProfiles& profiles);
 
 }  // namespace geotrain::engine

@@ -21,7 +21,8 @@ struct RegionZone {
 };
 
 void add_wan_links(const Topology& net, const std::vector<RegionZone>& zones,
-                   const std::vector<int>& members, sg4::NetZone* root, Platform& p) {
+                   const std::vector<int>& members, sg4::NetZone* root, Platform& p,
+                   BandwidthProfiles& profiles) {
   const int r = net.region_count();
   for (int a = 0; a < r; ++a) {
     for (int b = 0; b < r; ++b) {
@@ -41,8 +42,9 @@ void add_wan_links(const Topology& net, const std::vector<RegionZone>& zones,
       auto* link = root->create_link(fmt::format("wan {}>{}", net.region_name(a), net.region_name(b)),
                                      wan.bandwidth_Bps)
                        ->set_latency(std::max(0.0, wan.delay_s - nic_delay_s))
-                       ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
-                       ->seal();
+                       ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+      profiles.wan_link(link, a, b);
+      link->seal();
       const auto& za = zones[static_cast<std::size_t>(a)];
       const auto& zb = zones[static_cast<std::size_t>(b)];
       root->add_route(za.zone->get_netpoint(), zb.zone->get_netpoint(), za.gateway, zb.gateway,
@@ -53,7 +55,7 @@ void add_wan_links(const Topology& net, const std::vector<RegionZone>& zones,
 
 }  // namespace
 
-Platform build_region_platform(const Topology& net) {
+Platform build_region_platform(const Topology& net, BandwidthProfiles& profiles) {
   const int n = net.device_count();
   const int r = net.region_count();
   Platform p;
@@ -75,15 +77,17 @@ Platform build_region_platform(const Topology& net) {
     auto* zone = zones[static_cast<std::size_t>(a)].zone;
     const Link& intra = net.intra_link(a);
     auto* host = zone->create_host(fmt::format("d{}", d), kHostSpeed)->seal();
-    auto* nic = zone->create_split_duplex_link(fmt::format("nic d{}", d), intra.bandwidth_Bps)
-                    ->set_latency(intra.delay_s / 2)
-                    ->seal();
+    auto* nic = zone->create_split_duplex_link(fmt::format("nic d{}", d), intra.bandwidth_Bps);
+    nic->set_latency(intra.delay_s / 2);
+    profiles.nic_link(nic->get_link_up(), d);
+    profiles.nic_link(nic->get_link_down(), d);
+    nic->seal();
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                     {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
     p.host_of_device[static_cast<std::size_t>(d)] = host;
   }
   for (auto& z : zones) z.zone->seal();
-  add_wan_links(net, zones, members, root, p);
+  add_wan_links(net, zones, members, root, p, profiles);
   root->seal();
   return p;
 }

@@ -125,6 +125,14 @@ nlohmann::ordered_json manifest_json(const Scenario& s, const SimulationResult& 
   return j;
 }
 
+void write_bandwidth_changes_csv(const SimulationResult& result, std::ostream& out) {
+  out << "at_s,link,src,dst,factor,bandwidth_Bps\n";
+  for (const auto& c : result.bandwidth_changes)
+    out << fmt::format("{:.9g},{},{},{},{:.9g},{:.9g}\n", c.at_s, c.link,
+                       c.src < 0 ? std::string() : std::to_string(c.src),
+                       c.dst < 0 ? std::string() : std::to_string(c.dst), c.factor, c.bandwidth_Bps);
+}
+
 void write_results(const std::string& dir, const Scenario& scenario, const Program& program,
                    const SimulationResult& result, const RunInfo& info) {
   namespace fs = std::filesystem;
@@ -136,6 +144,10 @@ void write_results(const std::string& dir, const Scenario& scenario, const Progr
   if (info.write_trace) {
     auto f = open_file((fs::path(dir) / "trace.json").string());
     write_trace(program, result, f);
+  }
+  if (!result.bandwidth_changes.empty()) {
+    auto f = open_file((fs::path(dir) / "bandwidth_changes.csv").string());
+    write_bandwidth_changes_csv(result, f);
   }
   open_file((fs::path(dir) / "manifest.json").string()) << manifest_json(scenario, result, info).dump(2) << "\n";
   if (!scenario.path.empty() && fs::exists(scenario.path)) {

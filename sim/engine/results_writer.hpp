@@ -5,6 +5,7 @@
 //   trace.json     Chrome/Perfetto timeline (trace_writer.hpp)
 //   manifest.json  git sha, seed, executor, host, build, SimGrid version, overrides
 //   scenario.yaml  the scenario file as given (overrides are listed in the manifest)
+//   bandwidth_changes.csv  network.bandwidth_changes as applied per link (only when there are some)
 // summary.json, ops.csv and trace.json depend only on scenario + seed: byte-identical across runs.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,9 @@ struct RunInfo {
 
 nlohmann::ordered_json summary_json(const Program& program, const SimulationResult& result);
 void write_ops_csv(const Program& program, const SimulationResult& result, std::ostream& out);
+// network.bandwidth_changes as applied: at_s,link,src,dst,factor,bandwidth_Bps (one row per link
+// and change; src/dst empty for NIC and WAN links of the regions platform).
+void write_bandwidth_changes_csv(const SimulationResult& result, std::ostream& out);
 nlohmann::ordered_json manifest_json(const Scenario& scenario, const SimulationResult& result,
                                      const RunInfo& info);
 

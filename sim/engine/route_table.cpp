@@ -11,7 +11,15 @@ const RouteInfo& RouteTable::route(int src_device, int dst_device) {
   const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_device)) << 32) |
                             static_cast<std::uint32_t>(dst_device);
   auto it = routes_.find(key);
-  if (it != routes_.end()) return it->second;
+  if (it != routes_.end()) {
+    if (live_) {
+      it->second.bandwidth_Bps = std::numeric_limits<double>::infinity();
+      for (int l : it->second.links)
+        it->second.bandwidth_Bps = std::min(it->second.bandwidth_Bps,
+                                            links_[static_cast<std::size_t>(l)]->get_bandwidth());
+    }
+    return it->second;
+  }
   std::vector<simgrid::s4u::Link*> links;
   double latency = 0;
   hosts_.at(static_cast<std::size_t>(src_device))
@@ -37,6 +45,7 @@ int RouteTable::link_index(const simgrid::s4u::Link* link) {
   const int i = static_cast<int>(names_.size());
   index_.emplace(link, i);
   names_.push_back(link->get_name());
+  links_.push_back(link);
   bytes_.push_back(0);
   return i;
 }

@@ -25,7 +25,10 @@ class RouteTable {
   explicit RouteTable(std::vector<simgrid::s4u::Host*> host_of_device)
       : hosts_(std::move(host_of_device)) {}
 
+  // With live bandwidth (network.bandwidth_changes), bandwidth_Bps is re-read from the links
+  // at every call: their profiles change it during the run.
   const RouteInfo& route(int src_device, int dst_device);
+  void set_live_bandwidth(bool live) { live_ = live; }
   // Adds `bytes` to every link of the route src -> dst.
   void count_bytes(int src_device, int dst_device, double bytes);
 
@@ -39,6 +42,8 @@ class RouteTable {
   std::unordered_map<std::uint64_t, RouteInfo> routes_;
   std::unordered_map<const simgrid::s4u::Link*, int> index_;
   std::vector<std::string> names_;
+  std::vector<const simgrid::s4u::Link*> links_;
+  bool live_ = false;
   std::vector<double> bytes_;
 };
 

@@ -31,7 +31,10 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
       recorder_(ops_per_rank(program), settings.iterations),
       routes_(platform_.host_of_device),
       finished_(static_cast<std::size_t>(program.world_size), false),
-      dynamic_(std::make_shared<DynamicRunner>(*this)) {}
+      dynamic_(std::make_shared<DynamicRunner>(*this)) {
+  // Closed forms (aggregated ring, Gloo replay) read the bandwidth the links have at that moment.
+  routes_.set_live_bandwidth(!platform_.bandwidth_changes.empty());
+}
 
 double SimContext::compute_seconds(const ComputeOp& op, int rank) const {
   return compute_(op, device_of_rank(rank));

@@ -12,6 +12,7 @@
 #include "sim/engine/metrics.hpp"
 #include "sim/engine/network_config.hpp"
 #include "sim/engine/rank_actor.hpp"
+#include "sim/topology/bandwidth_schedule.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -74,7 +75,9 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   int argc = static_cast<int>(argv.size());
   const auto wall0 = std::chrono::steady_clock::now();
   sg4::Engine engine(&argc, argv.data());
-  SimContext ctx(program, settings, compute, build_platform(network, options.platform));
+  // The same resolution of network.bandwidth_changes the emulator applies.
+  const BandwidthSchedule changes = resolve_bandwidth_schedule(scenario);
+  SimContext ctx(program, settings, compute, build_platform(network, options.platform, changes));
   for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);
   for (int r = 0; r < program.world_size; ++r)
     sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));

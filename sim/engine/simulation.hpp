@@ -62,6 +62,7 @@ struct SimulationResult {
   double bubble_fraction = -1;   // -1: no pipeline
   std::vector<RankSplit> ranks;
   std::vector<LinkBytes> link_bytes;  // links that carried data, by name
+  std::vector<AppliedBandwidthChange> bandwidth_changes;  // network.bandwidth_changes per link
   std::vector<CollectiveBytes> collective_bytes;
   double p2p_bytes = 0;
   double collective_bytes_total = 0;

@@ -3,7 +3,8 @@
 //   network: {regions: {intra: {delay: 5ms, bandwidth: 2Gbps},
 //                       pairs: [{between: [Oregon, Tokyo], delay: 96ms, bandwidth: 0.523Gbps}]}}
 //   network: {matrix: {delay: [[0, 10ms], [10ms, 0]], bandwidth: matrix_bw.csv}}
-// Common keys: delays_are (one-way | rtt), tcp_buffer (socket buffer size, default 64MiB).
+// Common keys: delays_are (one-way | rtt), tcp_buffer (socket buffer size, default 64MiB),
+// bandwidth_changes (bandwidth_changes_section.cpp).
 #include <fmt/format.h>
 
 #include "sim/common/did_you_mean.hpp"
@@ -142,6 +143,7 @@ void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regi
                               : "gives more than one of case, regions, matrix (expected exactly one)");
   const auto delays_are = s.choice("delays_are", {"one-way", "rtt"}, "delay convention");
   if (auto buffer = s.bytes("tcp_buffer")) out.tcp_buffer_bytes = *buffer;
+  const YAML::Node bandwidth_changes = s.raw("bandwidth_changes");
 
   if (case_id && given == 1) parse_dtfm_case(ctx, s, device_regions, out, *case_id);
   else s.duration_s("intra_delay");
@@ -152,6 +154,8 @@ void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regi
   s.finish();
   // Tables like DT-FM's list measured round-trip times when delays_are: rtt; the model is one-way.
   if (delays_are && *delays_are == "rtt") out.network = out.network.scaled(1.0, 0.5);
+  // Region names and device ids are checked against the network just built.
+  if (given == 1 && !out.network_source.empty()) parse_bandwidth_changes(ctx, bandwidth_changes, out);
 }
 
 }  // namespace geotrain::sections

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/topology/bandwidth_change.hpp"
 #include "sim/topology/topology.hpp"
 #include "sim/workload/model_spec.hpp"
 
@@ -136,6 +137,8 @@ struct Scenario {
   Topology network = Topology::regional({"all"}, {0}, {{0, 1}}, {{0, 0}});
   std::string network_source;  // "DT-FM case 5", "regions", "matrix"
   double tcp_buffer_bytes = 64.0 * 1024 * 1024;  // socket buffer: simulator window, emulator sysctls
+  // network.bandwidth_changes in file order (resolved by sim/topology/bandwidth_schedule.hpp).
+  std::vector<BandwidthChangeSpec> bandwidth_changes;
 
   ModelSpec model;
   TrainingSpec training;

@@ -24,6 +24,8 @@ struct DeviceRegions {
 
 DeviceRegions parse_devices(Context& ctx, YamlSection section, Scenario& out);
 void parse_network(Context& ctx, YamlSection section, const DeviceRegions& regions, Scenario& out);
+// network.bandwidth_changes (the list node), after the network itself is known.
+void parse_bandwidth_changes(Context& ctx, const YAML::Node& list, Scenario& out);
 void parse_model(Context& ctx, YamlSection section, Scenario& out);
 void parse_training(Context& ctx, YamlSection section, Scenario& out);
 void parse_strategy(Context& ctx, YamlSection section, Scenario& out);
