@@ -56,6 +56,8 @@ VARIANTS = {
     "adpsgd": ("AD-PSGD, gossip with one seeded random peer per step", "  name: adpsgd\n  seed: 11\n", None),
     "hetpipe": ("HetPipe, 2 stages x 2 virtual workers, parameter server on replica 0",
                 "  name: hetpipe\n  stages: 2\n  replicas: 2\n  server: 0\n", None),
+    "hetpipe_stale": ("HetPipe with staleness 1: two waves per iteration on local weights, pulls at its end",
+                      "  name: hetpipe\n  stages: 2\n  replicas: 2\n  server: 0\n  staleness: 1\n", None),
 }
 
 

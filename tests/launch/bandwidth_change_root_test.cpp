@@ -117,9 +117,14 @@ TEST_CASE("emulate: a bandwidth drop mid-run is applied and slows iterations as 
   INFO("measured " << measured_before << " -> " << measured_after << " s, simulated " << sim_before
                    << " -> " << sim_after << " s");
   CHECK(sim_after > 1.5 * sim_before);  // the scenario is one where the drop matters
-  // The rise (after / before) as simulated, within 30%: a busy host slows both sides of the
-  // ratio alike. Measured 1.91 and 2.06 against 1.80 simulated on a loaded host (2026-11-22).
-  CHECK((measured_after / measured_before) / (sim_after / sim_before) == Approx(1).margin(0.3));
+  // The rise (after / before) at least 0.8x the simulated one: the drop was applied, with the
+  // configured factor. Not much above either: measured rises were 1.06-1.18x the simulated one on
+  // a loaded host, 1.45x on a quiet one (before the drop a quiet host computes faster, after it
+  // the two directions' bulk data delay each other's ACKs in the HTB queues, which the flow
+  // model does not see; emu/launch/README.md). A factor applied twice would be ~5x.
+  const double rise_ratio = (measured_after / measured_before) / (sim_after / sim_before);
+  CHECK(rise_ratio > 0.8);
+  CHECK(rise_ratio < 2.0);
   // Absolute times only loosely: on the loaded 2-core host the emulated iterations ran 1.4-1.6x
   // the prediction after the drop (and 1.2-1.5x before); see the emu/launch README.
   CHECK(measured_after > 0.7 * sim_after);

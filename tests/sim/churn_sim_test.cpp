@@ -24,9 +24,7 @@ constexpr double kL = 0.010;   // 10 ms
 constexpr double kB = 1.25e8;  // 1 Gbit/s
 constexpr double kS = 100e6;   // 100 MB
 
-double ring_allreduce_s(int n, double bytes) {
-  return 2.0 * (n - 1) / n * bytes / kB + 2.0 * (n - 1) * kL;
-}
+double ring_allreduce_s(int n, double bytes) { return ring_allreduce_closed_form_s(n, bytes, kL, kB); }
 
 }  // namespace
 

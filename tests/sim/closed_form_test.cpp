@@ -16,10 +16,6 @@ constexpr double kL = 0.010;    // 10 ms
 constexpr double kB = 1.25e8;   // 1 Gbit/s
 constexpr double kS = 100e6;    // 100 MB
 
-double ring_allreduce_s(int n, double bytes, double latency_s, double bandwidth_Bps) {
-  return 2.0 * (n - 1) / n * bytes / bandwidth_Bps + 2.0 * (n - 1) * latency_s;
-}
-
 ChildRun run_allreduce(const Scenario& s, int n, double bytes, CollectiveAlgorithm a = CollectiveAlgorithm::ring) {
   Program p = empty_program(n);
   for (auto& ops : p.ranks) ops.push_back(collective(CollectiveKind::allreduce, bytes, a));
@@ -42,7 +38,7 @@ TEST_CASE("ring all-reduce on uniform links: 2(N-1)/N S/B + 2(N-1) L", "[sim][cl
     INFO("N = " << n);
     const auto r = run_allreduce(uniform_scenario(n, kL, kB), n, kS);
     REQUIRE(r.ok);
-    CHECK(r.makespan() == Approx(ring_allreduce_s(n, kS, kL, kB)).epsilon(1e-3));
+    CHECK(r.makespan() == Approx(ring_allreduce_closed_form_s(n, kS, kL, kB)).epsilon(1e-3));
   }
 }
 
@@ -124,7 +120,7 @@ TEST_CASE("bucketed all-reduce overlapping backward stays within its bounds", "[
   }
   const auto r = simulate_in_child(uniform_scenario(n, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
-  const double ar = ring_allreduce_s(n, bucket_bytes, kL, kB);
+  const double ar = ring_allreduce_closed_form_s(n, bucket_bytes, kL, kB);
   // Exact: bucket k starts when its gradients exist and the previous bucket is done (one FIFO
   // stream per group).
   double t = 0;

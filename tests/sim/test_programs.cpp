@@ -78,4 +78,8 @@ Program gpipe_program(int stages, int micro_batches, double forward_s, double ba
   return p;
 }
 
+double ring_allreduce_closed_form_s(int n, double bytes, double latency_s, double bandwidth_Bps) {
+  return 2.0 * (n - 1) / n * bytes / bandwidth_Bps + 2.0 * (n - 1) * latency_s;
+}
+
 }  // namespace geotrain::test

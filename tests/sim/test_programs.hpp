@@ -14,6 +14,9 @@ Scenario matrix_scenario(int n, const std::vector<double>& delay_s, const std::v
 // One region of n devices (the regions platform applies when forced).
 Scenario one_region_scenario(int n, double delay_s, double bandwidth_Bps);
 
+// The textbook ring all-reduce on n ranks with equal links: 2(N-1)/N S/B + 2(N-1) L.
+double ring_allreduce_closed_form_s(int n, double bytes, double latency_s, double bandwidth_Bps);
+
 // A Program of n ranks on devices 0..n-1 with a "world" group 0 and empty op lists.
 Program empty_program(int n);
 
