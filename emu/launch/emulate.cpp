@@ -157,10 +157,11 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   const int steps = o.steps > 0 ? o.steps : s.training.steps;
   const std::string collectives = o.collectives.empty() ? s.emulation.collectives : o.collectives;
   if (o.warmup >= steps) o.warmup = steps > 1 ? 1 : 0;
+  const WorkerJob job = make_worker_job(s, program);  // may refuse the scenario: before any file
   const std::string dir = claim_emu_directory(o.results_root, s.name, o.out);
   std::error_code ec;
   fs::copy_file(s.path, dir + "/scenario.yaml", fs::copy_options::overwrite_existing, ec);
-  write_worker_job(make_worker_job(s, program), dir + "/job.json");
+  write_worker_job(job, dir + "/job.json");
 
   RunCluster cluster(s, o.cluster, o.backend.value_or(s.emulation.delay_backend));
   if (o.on_line)
@@ -210,7 +211,10 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   { std::ofstream f(dir + "/trace.json"); write_trace(program, m, f); }
   merge_dynamic_decisions(dir, program.world_size);
   const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
-  write_compute_profile(dir + "/compute_profile.json", summarize_samples(profile_samples(program, m, o.warmup)),
+  std::vector<double> slowdown_of_rank;
+  for (int d : program.device_of_rank) slowdown_of_rank.push_back(s.devices.at(static_cast<std::size_t>(d)).slowdown);
+  write_compute_profile(dir + "/compute_profile.json",
+                        summarize_samples(profile_samples(program, m, o.warmup, slowdown_of_rank)),
                         s.model.preset, device.profile);
   EmulateResult res;
   res.dir = dir;

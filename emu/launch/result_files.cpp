@@ -82,14 +82,19 @@ void write_trace(const Program& program, const RankMeasurements& m, std::ostream
   out << "\n]}\n";
 }
 
-std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup) {
+std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup,
+                                           const std::vector<double>& slowdown_of_rank) {
   std::vector<ProfileSample> out;
-  for (int r = 0; r < program.world_size; ++r)
+  for (int r = 0; r < program.world_size; ++r) {
+    // The profile is device-neutral: the simulator multiplies it by each device's slowdown again.
+    const double slowdown = static_cast<std::size_t>(r) < slowdown_of_rank.size()
+                                ? slowdown_of_rank[static_cast<std::size_t>(r)] : 1.0;
     for (const RankOpRow* row : ordered(m.ops[static_cast<std::size_t>(r)])) {
       if (row->step < warmup) continue;
       const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row->op));
-      if (const auto* c = op.as<ComputeOp>()) out.push_back({*c, row->end_s - row->start_s});
+      if (const auto* c = op.as<ComputeOp>()) out.push_back({*c, (row->end_s - row->start_s) / slowdown});
     }
+  }
   return out;
 }
 

@@ -49,7 +49,10 @@ void write_iterations_csv(const std::vector<StepFigures>& steps, std::ostream& o
 void write_trace(const Program& program, const RankMeasurements& m, std::ostream& out);
 
 // Compute op durations of the steps after `warmup`, for summarize_samples().
-std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup);
+// Compute op durations after the warm-up, each divided by its rank's device slowdown (a
+// profile of the undelayed work; the simulator applies the slowdown itself).
+std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup,
+                                           const std::vector<double>& slowdown_of_rank = {});
 
 struct SummaryInputs {
   int warmup = 1;

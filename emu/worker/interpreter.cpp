@@ -52,6 +52,8 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
       measurements_(options.rank, {}, {}),
       ops_(job.program.ranks.at(static_cast<std::size_t>(options.rank))),
       stragglers_(job.stragglers) {
+  if (static_cast<std::size_t>(options.rank) < job.slowdown_of_rank.size())
+    slowdown_ = job.slowdown_of_rank[static_cast<std::size_t>(options.rank)];
   std::vector<std::string> labels, kinds;
   const double grad_bytes = static_cast<double>(dtype_bytes(job.model.gradient_dtype));
   // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (an `other` Compute op).
@@ -158,8 +160,12 @@ void Interpreter::execute(int i, const Op& op) {
       // The simulator's seeded straggler sleep, inside the op's time as there.
       if (const double sleep = stragglers_.sleep_s(options_.rank, step_, i, op); sleep > 0)
         std::this_thread::sleep_for(std::chrono::duration<double>(sleep));
+      const double compute_start = cluster_.now_s();
       if (pseudo_gradient_op_[static_cast<std::size_t>(i)]) pseudo_gradient();
       else compute(*c);
+      // A slower device (devices.overrides slowdown): the same work, (slowdown - 1) x longer.
+      if (slowdown_ > 1)
+        std::this_thread::sleep_for(std::chrono::duration<double>((slowdown_ - 1) * (cluster_.now_s() - compute_start)));
     } else if (const auto* s = op.as<SendOp>()) {
       p = send(i, *s);
     } else if (const auto* r = op.as<RecvOp>()) {

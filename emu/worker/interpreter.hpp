@@ -97,6 +97,7 @@ class Interpreter {
   std::map<std::pair<int, int>, int> transfer_op_;  // (micro-batch, Carries) -> recv op index
 
   StragglerSchedule stragglers_;
+  double slowdown_ = 1;  // this rank's device (WorkerJob::slowdown_of_rank)
   int pass_ = 0, passes_seen_ = 0;  // pass over the micro-batches within the iteration
   std::vector<bool> pseudo_gradient_op_;  // per op: DiLoCo's pseudo-gradient (kind other)
   bool has_outer_ = false;

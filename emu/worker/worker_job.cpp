@@ -62,7 +62,7 @@ json worker_job_to_json(const WorkerJob& job) {
           {"data", {{"successors", job.markov_successors}}},
           {"stragglers",
            {{"probability", job.stragglers.probability}, {"sleep_s", job.stragglers.sleep_s},
-            {"seed", job.stragglers.seed}}},
+            {"seed", job.stragglers.seed}, {"slowdown_of_rank", job.slowdown_of_rank}}},
           {"outer",
            {{"lr", job.outer_lr}, {"momentum", job.outer_momentum},
             {"wire_dtype", dtype_name(job.wire_dtype)}}}};
@@ -95,6 +95,7 @@ WorkerJob worker_job_from_json(const json& j, const std::string& source) {
       job.stragglers.probability = st.at("probability").get<double>();
       job.stragglers.sleep_s = st.at("sleep_s").get<double>();
       job.stragglers.seed = st.at("seed").get<std::uint64_t>();
+      job.slowdown_of_rank = st.value("slowdown_of_rank", std::vector<double>{});
     }
     if (j.contains("outer")) {
       const auto& o = j.at("outer");
@@ -148,6 +149,15 @@ WorkerJob make_worker_job(const Scenario& scenario, Program program) {
   job.optimizer = scenario.training.optimizer;
   job.learning_rate = scenario.training.learning_rate;
   job.stragglers = scenario.stragglers;
+  for (int device : program.device_of_rank) {
+    const double slowdown = scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
+    // A CPU worker can be held back, not sped up.
+    if (slowdown < 1)
+      throw InputError(fmt::format("{}: device {} has slowdown {} (expected >= 1 to emulate: a "
+                                   "worker can be slowed down, not sped up)",
+                                   scenario.path, device, slowdown));
+    job.slowdown_of_rank.push_back(slowdown);
+  }
   if (program.strategy == "diloco") {
     job.outer_lr = scenario.strategy.number("outer_lr");
     job.outer_momentum = scenario.strategy.number("outer_momentum");

@@ -31,6 +31,9 @@ struct WorkerJob {
   int markov_successors = 4;  // next-token choices per token of the synthetic language
   // Seeded sleeps before forward/backward ops, the simulator's draws (straggler_schedule.hpp).
   StragglerSpec stragglers;
+  // Per rank: the compute-time multiplier of its device (devices.overrides slowdown, >= 1): the
+  // worker sleeps (slowdown - 1) x each Compute op's own time after it, as a slower card would.
+  std::vector<double> slowdown_of_rank;
   // DiLoCo's outer step (Nesterov SGD on the averaged pseudo-gradient) and the pseudo-gradient's
   // dtype on the wire; unused by Programs without an outer_optimizer op.
   double outer_lr = 0.7;

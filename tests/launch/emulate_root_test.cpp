@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -182,4 +183,48 @@ TEST_CASE("emulate: without root one line, exit 2, nothing created", "[emu][laun
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
   CHECK(r.out.find("geotrain emulate") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("emulate: a device's slowdown makes its compute that much longer; the profile stays neutral",
+          "[emu][launch][root]") {
+  if (!have_root()) return;
+  const auto dir = run_dir("slowdown");
+  const Run r = sh(kBin + " emulate " + kScenarios + "ddp_ring_2_slow.yaml --steps 4 --out " + dir);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  // Per rank, the total time of its Compute ops after the warm-up step (ops.csv: rank, ..., type).
+  std::ifstream in(dir + "/ops.csv");
+  std::string line;
+  std::getline(in, line);
+  std::array<double, 2> compute{0, 0};
+  std::vector<double> forward0;  // rank 0's forward ops
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    // rank,device,iteration,op,type,label,nonblocking,start_s,end_s,...; labels have no commas here
+    if (f.size() < 9 || f[4] != "compute" || std::stoi(f[2]) == 0) continue;
+    const double d = std::stod(f[8]) - std::stod(f[7]);
+    compute.at(static_cast<std::size_t>(std::stoi(f[0]))) += d;
+    if (f[0] == "0" && f[5].find("fwd") != std::string::npos) forward0.push_back(d);
+  }
+  REQUIRE(compute[0] > 0);
+  REQUIRE_FALSE(forward0.empty());
+  // Rank 1 runs the same work as rank 0, then sleeps as long again.
+  CHECK(compute[1] / compute[0] == Approx(2.0).margin(0.5));
+  // The measured profile is of the undelayed work: its forward median is near rank 0's (a
+  // profile mixing rank 0's x and rank 1's 2x would sit near 1.5x), so the simulator, which
+  // multiplies by the slowdown itself, does not count it twice.
+  std::sort(forward0.begin(), forward0.end());
+  const double median0 = forward0[forward0.size() / 2];
+  const auto profile = read_json(dir + "/compute_profile.json");
+  double forward_profile = 0;
+  for (const auto& e : profile.at("ops"))
+    if (e.at("kind") == "forward") forward_profile = e.at("median_s").get<double>();
+  INFO("rank 0 forward median " << median0 << " s, profile " << forward_profile << " s");
+  CHECK(forward_profile > 0.7 * median0);
+  CHECK(forward_profile < 1.3 * median0);
+  const auto manifest = read_json(dir + "/manifest.json");
+  check_nothing_left(manifest["cluster"].get<std::string>(), dir);
+  std::filesystem::remove_all(dir);
 }

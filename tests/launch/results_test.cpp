@@ -158,4 +158,9 @@ TEST_CASE("results: ops.csv in the simulator's columns, trace events, compute pr
   for (const auto& op : p.ranks[0]) computes += op.as<ComputeOp>() ? 1 : 0;
   CHECK(samples.size() == 2 * computes * (steps - 1));
   for (const auto& e : entries) CHECK(e.median_s == Approx(0.006));  // median of 0.004 and 0.008
+  // A device twice as slow: its ops count at half their measured time (a device-neutral profile).
+  std::vector<double> slowdown(static_cast<std::size_t>(p.world_size), 1.0);
+  for (std::size_t r = 0; r < slowdown.size(); ++r) slowdown[r] = static_cast<double>(r + 1);
+  for (const auto& e : summarize_samples(profile_samples(p, m, 1, slowdown)))
+    CHECK(e.median_s == Approx(0.004));  // 0.004 (r + 1) / (r + 1)
 }

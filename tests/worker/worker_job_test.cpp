@@ -41,3 +41,15 @@ TEST_CASE("worker jobs without the optional sections get the defaults; bad dtype
   CHECK_THROWS_WITH(worker_job_from_json(j, "bad.json"),
                     Contains("bad.json: $.outer.wire_dtype: 'fp8' unknown dtype"));
 }
+
+TEST_CASE("worker jobs carry each rank's device slowdown; a speed-up cannot be emulated",
+          "[worker][job]") {
+  auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  s.devices.at(1).slowdown = 2.5;
+  const auto job = make_worker_job(s, build_program(s));
+  CHECK(job.slowdown_of_rank == std::vector<double>{1.0, 2.5});
+  CHECK(worker_job_from_json(worker_job_to_json(job), "job.json").slowdown_of_rank == job.slowdown_of_rank);
+  s.devices.at(0).slowdown = 0.5;
+  CHECK_THROWS_WITH(make_worker_job(s, build_program(s)),
+                    Contains("device 0 has slowdown 0.5 (expected >= 1 to emulate"));
+}
