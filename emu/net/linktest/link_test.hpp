@@ -31,6 +31,7 @@ struct LinkMeasurement {
   double goodput_Bps = 0;
   std::string congestion_control;
   int bulk_attempts = 0;  // a bulk probe below tolerance is repeated once (see link_test.cpp)
+  int rtt_attempts = 0;   // so is an RTT probe off tolerance
   double delay_error_s() const { return measured_rtt_s / 2 - rtt_s / 2; }
   double bandwidth_error_rel() const { return goodput_Bps / payload_ceiling_Bps - 1; }
   bool delay_ok = false, bandwidth_ok = false;
