@@ -66,17 +66,10 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
   }
   // The step time is the completion interval (sim/common/iteration_intervals.hpp), the figure
   // the simulator's side of `compare` uses too.
-  std::vector<double> last_end(steps, 0);
-  double start = 0;
-  bool first = true;
+  CompletionIntervals clock(static_cast<int>(steps));
   for (const auto& rows : m.ops)
-    for (const auto& row : rows) {
-      if (row.step < 0 || static_cast<std::size_t>(row.step) >= steps) continue;
-      auto& end = last_end[static_cast<std::size_t>(row.step)];
-      end = std::max(end, row.end_s);
-      if (row.step == 0) start = first ? row.start_s : std::min(start, row.start_s), first = false;
-    }
-  const auto intervals = completion_intervals(last_end, start);
+    for (const auto& row : rows) clock.add(row.step, row.start_s, row.end_s);
+  const auto intervals = clock.intervals();
   std::vector<StepFigures> out(steps);
   std::vector<std::vector<double>> bytes;
   for (std::size_t r = 0; r < n; ++r) bytes.push_back(rank_step_bytes(m.ops[r], static_cast<int>(steps)));

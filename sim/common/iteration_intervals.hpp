@@ -14,4 +14,18 @@ namespace geotrain {
 // last_end_s[k] = T_k before the non-decreasing fix-up; start_s = T_(-1).
 std::vector<double> completion_intervals(const std::vector<double>& last_end_s, double start_s);
 
+// Collects T_k and T_(-1) from op records (any executor's rows), then gives the intervals.
+class CompletionIntervals {
+ public:
+  explicit CompletionIntervals(int iterations);
+  // One op of iteration `iteration` ran [start_s, end_s]; iterations out of range are ignored.
+  void add(int iteration, double start_s, double end_s);
+  std::vector<double> intervals() const { return completion_intervals(last_end_s_, start_s_); }
+
+ private:
+  std::vector<double> last_end_s_;
+  double start_s_ = 0;
+  bool started_ = false;
+};
+
 }  // namespace geotrain

@@ -39,16 +39,9 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
 // op records, and the iterations from `warmup` on as the compared ones (all when there are no
 // more than `warmup`).
 void compared_iterations(RunFiles& r, int iterations, int warmup) {
-  std::vector<double> last_end(static_cast<std::size_t>(iterations), 0);
-  double start = 0;
-  bool first = true;
-  for (const auto& op : r.ops) {
-    if (op.iteration < 0 || op.iteration >= iterations) continue;
-    auto& end = last_end[static_cast<std::size_t>(op.iteration)];
-    end = std::max(end, op.end_s);
-    if (op.iteration == 0) start = first ? op.start_s : std::min(start, op.start_s), first = false;
-  }
-  const auto intervals = completion_intervals(last_end, start);
+  CompletionIntervals clock(iterations);
+  for (const auto& op : r.ops) clock.add(op.iteration, op.start_s, op.end_s);
+  const auto intervals = clock.intervals();
   r.iterations.clear();
   r.iteration_times_s.clear();
   for (int i = 0; i < iterations; ++i)
