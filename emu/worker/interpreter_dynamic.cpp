@@ -184,7 +184,12 @@ double Interpreter::gossip(int i, const DynamicOp& d, torch::Tensor& wire) {
   if (partner < 0) return 0;
   auto& pg = cluster_.group(d.group);
   std::vector<torch::Tensor> out{wire}, in{torch::empty_like(wire)};
-  std::vector<WorkPtr> works{pg.send(out, partner, kGossipTag + d.tag), pg.recv(in, partner, kGossipTag + d.tag)};
+  // recv before send: Gloo writes a pair's messages in order on one socket, and the partner may
+  // only send once it has this rank's "ready to receive" notice. Posted after the send, that notice
+  // would travel behind this rank's whole copy, and the two halves would run one after the other
+  // (measured: 0.26 s for 0.88 MB each way on a 56 Mbit/s link, against 0.13 s concurrently).
+  WorkPtr receiving = pg.recv(in, partner, kGossipTag + d.tag);
+  std::vector<WorkPtr> works{receiving, pg.send(out, partner, kGossipTag + d.tag)};
   for (auto& w : works) w->wait(cluster_.timeout());
   wire.add_(in[0]).div_(2);
   return static_cast<double>(wire.nbytes());
