@@ -12,7 +12,7 @@ namespace geotrain::emu {
 
 namespace {
 
-constexpr double kGsoBytes = 65536 + 1514;  // a full GSO super-packet with its headers
+constexpr double kMinBurstBytes = 2 * 1514;  // two full-size Ethernet frames
 constexpr int kHtbQuantum = 65536;
 
 Command host(Tool tool, std::vector<std::string> args) { return {tool, "", std::move(args)}; }
@@ -139,7 +139,7 @@ void add_buffer_notes(const ClusterLayout& l, const Topology& net, double buffer
 
 }  // namespace
 
-double htb_burst_bytes(double rate_Bps) { return std::max(kGsoBytes, rate_Bps * 1e-3); }
+double htb_burst_bytes(double rate_Bps) { return std::max(kMinBurstBytes, rate_Bps * 1e-3); }
 
 Command htb_class(const ClusterLayout& l, const std::string& verb, int src, int dst, double rate_Bps) {
   const std::string burst = std::to_string(static_cast<long long>(std::ceil(htb_burst_bytes(rate_Bps))));

@@ -74,9 +74,10 @@ TEST_CASE("every step that creates a namespace or a delayer has an undo", "[plan
   CHECK(delayers == 3);
 }
 
-TEST_CASE("HTB burst covers a GSO packet and 1 ms of the rate", "[plan]") {
-  CHECK(htb_burst_bytes(40.75e6) == Approx(65536 + 1514));  // 0.326 Gbit/s: the GSO packet
-  CHECK(htb_burst_bytes(250e6) == Approx(250e3));           // 2 Gbit/s: 1 ms of the rate
+TEST_CASE("HTB burst is 1 ms of the rate and at least two frames", "[plan]") {
+  CHECK(htb_burst_bytes(7e6) == Approx(7e3));      // 56 Mbit/s: 1 ms, not a 64 KB GSO packet
+  CHECK(htb_burst_bytes(250e6) == Approx(250e3));  // 2 Gbit/s: 1 ms of the rate
+  CHECK(htb_burst_bytes(125e3) == Approx(3028));   // 1 Mbit/s: two 1514-byte frames
 }
 
 TEST_CASE("a plan whose buffer is below twice the bandwidth-delay product says so", "[plan]") {
