@@ -80,8 +80,8 @@ void Interpreter::warm_up_dynamic_groups() {
     for (int peer = 0; peer < static_cast<int>(ranks.size()); ++peer) {
       if (peer == me) continue;
       std::vector<torch::Tensor> out{torch::zeros({count})}, in{torch::empty({count})};
-      works.push_back(pg.send(out, peer, kWarmUpTag));
       works.push_back(pg.recv(in, peer, kWarmUpTag));
+      works.push_back(pg.send(out, peer, kWarmUpTag));
       buffers.insert(buffers.end(), {out[0], in[0]});
     }
     for (auto& w : works) w->wait(cluster_.timeout());
@@ -222,16 +222,17 @@ double Interpreter::partial_reduce(int i, const DynamicOp& d, torch::Tensor& wir
     const int tag = kPartialReduceTag + d.tag * 4096 + static_cast<int>(s);
     std::vector<WorkPtr> works;
     std::vector<torch::Tensor> received;
+    // Receives first: see run_schedule in collective_runner.cpp (a two-member window).
+    for (const auto& t : steps[s].recvs) {
+      std::vector<torch::Tensor> v{torch::empty({static_cast<std::int64_t>(t.count)}, wire.options())};
+      received.push_back(v[0]);
+      if (t.count > 0) works.push_back(pg.recv(v, members[static_cast<std::size_t>(t.peer)], tag));
+    }
     for (const auto& t : steps[s].sends) {
       if (t.count == 0) continue;
       std::vector<torch::Tensor> v{wire.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count))};
       works.push_back(pg.send(v, members[static_cast<std::size_t>(t.peer)], tag));
       sent += static_cast<double>(v[0].nbytes());
-    }
-    for (const auto& t : steps[s].recvs) {
-      std::vector<torch::Tensor> v{torch::empty({static_cast<std::int64_t>(t.count)}, wire.options())};
-      received.push_back(v[0]);
-      if (t.count > 0) works.push_back(pg.recv(v, members[static_cast<std::size_t>(t.peer)], tag));
     }
     for (auto& w : works) w->wait(cluster_.timeout());
     for (std::size_t k = 0; k < received.size(); ++k) {

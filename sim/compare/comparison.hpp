@@ -41,6 +41,11 @@ struct ModelComparison {
   std::string dir;
   double predicted_s = 0;
   double error_pct = 0;
+  // The mean of the same completion intervals (the run's throughput): reported beside the median,
+  // which is the judged figure, because the median of a sample that mixes two kinds of iteration
+  // (AD-PSGD rounds with and without a long-haul pair) jumps between them.
+  double predicted_mean_s = 0;
+  double mean_error_pct = 0;
   Split split;
   std::map<std::string, double> difference_by_kind_s;  // per iteration, summed over ranks
   std::vector<OpDiff> ops;
@@ -52,6 +57,7 @@ struct Comparison {
   int world_size = 0;
   std::string measured_dir;
   double measured_s = 0;  // median
+  double measured_mean_s = 0;
   double measured_min_s = 0, measured_max_s = 0, measured_p10_s = 0, measured_p90_s = 0;
   int measured_iterations = 0;
   Split measured_split;

@@ -20,6 +20,12 @@ double quantile(std::vector<double> v, double q) {
 
 double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
 ErrorStats error_stats(const std::vector<double>& errors_pct) {
   ErrorStats s;
   std::vector<double> abs;

@@ -9,6 +9,8 @@ double error_pct(double predicted, double measured);
 
 // Median (mean of the two middle values for an even count); 0 for none.
 double median(std::vector<double> v);
+// Arithmetic mean; 0 for none.
+double mean(const std::vector<double>& v);
 // Linear-interpolated quantile q in [0, 1]; 0 for none.
 double quantile(std::vector<double> v, double q);
 

@@ -53,6 +53,10 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
   CHECK(c.measured_max_s == Approx(3));
   REQUIRE(c.models.size() == 1);
   CHECK(c.models[0].error_pct == Approx(10));
+  // Means of the same intervals: measured (2 + 3 + 2.5) / 3 = 2.5, predicted (3 + 2.5) / 2 = 2.75.
+  CHECK(c.measured_mean_s == Approx(2.5));
+  CHECK(c.models[0].predicted_mean_s == Approx(2.75));
+  CHECK(c.models[0].mean_error_pct == Approx(10));
   // Per rank and compared iteration: rank 0 computes 2, 3, 2.5 s, rank 1 2, 3, 3 s.
   CHECK(c.measured_split.compute_s == Approx(15.5 / 6));
   CHECK(c.measured_split.other_s == Approx(2.5 - 15.5 / 6));
@@ -61,14 +65,19 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
   const auto j = nlohmann::json::parse(std::ifstream(dir + "/comparison.json"));
   CHECK(j["predicted"][0]["error_pct"].get<double>() == Approx(10));
   CHECK(j["predicted"][0]["ops_matched"].get<int>() == 1);
+  CHECK(j["predicted"][0]["mean_error_pct"].get<double>() == Approx(10));
+  CHECK(j["measured"]["mean_s"].get<double>() == Approx(2.5));
   std::ifstream csv(dir + "/comparison.csv");
   std::string header, row, none;
   std::getline(csv, header);
   std::getline(csv, row);
   CHECK(header == comparison_csv_header());
   CHECK(row.rfind("s,ddp-allreduce,2,flow,2.500000,", 0) == 0);
+  CHECK(row.substr(row.size() - 25) == ",2.500000,2.750000,10.000");
   CHECK_FALSE(std::getline(csv, none));
   CHECK(comparison_table(c).find("+10.0%") != std::string::npos);
+  CHECK(comparison_table(c).find("mean of the same intervals: measured 2.5000 s, flow 2.7500 s (+10.0%)") !=
+        std::string::npos);
 }
 
 TEST_CASE("read_measured_run refuses a simulator run", "[compare]") {

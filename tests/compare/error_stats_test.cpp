@@ -29,3 +29,9 @@ TEST_CASE("error_stats over absolute errors", "[compare]") {
   CHECK(s.within_15_pct == 4);
   CHECK(error_stats({}).cases == 0);
 }
+
+TEST_CASE("mean is the arithmetic mean, apart from the median on a skewed sample", "[compare]") {
+  CHECK(mean({1, 2, 6}) == Approx(3));
+  CHECK(median({1, 2, 6}) == Approx(2));
+  CHECK(mean({}) == 0);
+}
