@@ -24,7 +24,7 @@ def read_rows(path):
 
 def scatter(rows, out):
     variants = sorted({r["variant"] for r in rows})
-    cmap = plt.get_cmap("tab10")
+    cmap = plt.get_cmap("tab20")  # 12 variants: tab10 repeated two colours
     fig, ax = plt.subplots(figsize=(7.5, 7))
     vals = [float(r[k]) for r in rows for k in ("measured_s", "predicted_s")]
     lo, hi = min(vals) * 0.7, max(vals) * 1.4
@@ -38,11 +38,11 @@ def scatter(rows, out):
             if not pts:
                 continue
             ax.scatter([float(r["measured_s"]) for r in pts], [float(r["predicted_s"]) for r in pts],
-                       marker=marker, color=cmap(i % 10), s=46, edgecolor="k", linewidth=0.4,
+                       marker=marker, color=cmap(i % 20), s=46, edgecolor="k", linewidth=0.4,
                        label=f"{v} ({model})")
             for r in pts:  # the spread of the measured iterations
                 ax.plot([float(r["measured_min_s"]), float(r["measured_max_s"])],
-                        [float(r["predicted_s"])] * 2, color=cmap(i % 10), lw=0.8, alpha=0.6)
+                        [float(r["predicted_s"])] * 2, color=cmap(i % 20), lw=0.8, alpha=0.6)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
