@@ -7,7 +7,7 @@
 // - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
 //   delay_scale),
 // - known effects of the stack, measured once on this emulator and not per run
-//   (EMULATION_NOTES.md): Gloo's send/recv rendezvous (simulation.rendezvous) and the TCP
+//   (docs/simulator-models.md): Gloo's send/recv rendezvous (simulation.rendezvous) and the TCP
 //   payload share of the wire rate, 1448/1514 (simulation.payload_efficiency).
 #include <string>
 #include <vector>

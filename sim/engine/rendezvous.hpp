@@ -2,7 +2,7 @@
 // Gloo's send/recv rendezvous (simulation.rendezvous): a send moves data only after the
 // receiver's "ready to receive" notice has crossed the network, i.e. at
 //   max(send posted, receive posted + one-way delay receiver -> sender).
-// Measured on the emulator (EMULATION_NOTES.md): a ring step costs one extra one-way delay.
+// Measured on the emulator (docs/simulator-models.md): a ring step costs one extra one-way delay.
 //
 // The notice is a time stamp, not a SimGrid message: a SimGrid transfer starts only once both
 // sides posted, so a message would leave when the sender asks for it, not when the receiver

@@ -1,7 +1,7 @@
 #pragma once
 // Closed-form times of collectives and iterations, the yardsticks the simulator is tested against
 // (tests/program, tests/engine). Every formula assumes the flow model with latency + size /
-// bandwidth per message (SimGrid CM02 without TCP-gamma, see SIMGRID_NOTES.md), links per ordered
+// bandwidth per message (SimGrid CM02 without TCP-gamma, see docs/simulator-models.md), links per ordered
 // pair that flows do not share (matrix/FATPIPE networks, full duplex), and the step structure of
 // collective_schedule.hpp: within a step a member posts all its sends and receives, a transfer
 // starts once both sides have posted it, and the member leaves the step when all of them are done.

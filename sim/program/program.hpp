@@ -1,5 +1,5 @@
 #pragma once
-// The Program IR shared by every executor (../../shared/design/ARCHITECTURE.md).
+// The Program IR shared by every executor (docs/architecture.md).
 //
 // A strategy does not simulate anything: it turns (scenario, placement) into a Program, i.e. for
 // every rank an ordered list of ops for ONE training iteration. The SimGrid engine (sim/engine)

@@ -78,7 +78,7 @@ struct SimulationSpec {
   int iterations = 1;
   std::string compute_profile;  // measured per-op profile file (absolute path), empty = device model
   int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
-  // Effects of the real stack the emulator runs on (EMULATION_NOTES.md); `geotrain compare` turns
+  // Effects of the real stack the emulator runs on (docs/simulator-models.md); `geotrain compare` turns
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one
   // one-way delay after the receive was posted). payload_efficiency: the share of the shaped
   // wire rate that carries payload (TCP over Ethernet: 1448/1514).

@@ -1,6 +1,6 @@
 #pragma once
 // DT-FM's scheduler cost model (Yuan et al., NeurIPS 2022, Sec. 3; reference formulas in
-// shared/reference/dtfm_cases.md), for any number of stages S and replicas K (N = S x K devices).
+// docs/dtfm-cases.md), for any number of stages S and replicas K (N = S x K devices).
 //
 // A candidate partition is S groups of K devices; a group holds the data-parallel replicas of one
 // stage, which stage being decided by the pipeline path below. With d in seconds, b in bytes/s,

@@ -1,6 +1,6 @@
 #pragma once
 // Measured AWS region-to-region figures used by DT-FM (one-way delay, bandwidth), including
-// Singapore and Sydney for custom layouts. Source: ../shared/reference/dtfm_cases.md.
+// Singapore and Sydney for custom layouts. Source and table: docs/dtfm-cases.md.
 #include <optional>
 #include <string>
 #include <vector>

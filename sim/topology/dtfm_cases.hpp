@@ -1,5 +1,5 @@
 #pragma once
-// DT-FM's five heterogeneous network cases (NeurIPS 2022, ../shared/reference/dtfm_cases.md),
+// DT-FM's five heterogeneous network cases (NeurIPS 2022, docs/dtfm-cases.md),
 // exact for 64 devices and generalized to any device count by the same layout rules:
 //   case 1: instances of 8 GPUs (device i on instance i / 8); 100 Gbit/s inside, 3.125 between.
 //   case 2: the first half of the devices in 4-GPU spot instances (100 Gbit/s inside), the rest

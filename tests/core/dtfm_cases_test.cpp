@@ -1,4 +1,4 @@
-// The five DT-FM cases must reproduce ../shared/reference/dtfm_cases.md for 64 devices. The
+// The five DT-FM cases must reproduce docs/dtfm-cases.md for 64 devices. The
 // expected figures are written out here independently of sim/topology.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// An independent, slow implementation of the reference formulas (shared/reference/dtfm_cases.md)
+// An independent, slow implementation of the reference formulas (docs/dtfm-cases.md)
 // in the reference's own units: d in ms, b in Gbit/s, G and A in GB. Bottleneck matchings and
 // the open path are found by enumerating permutations, so it is only for small groups.
 #include <algorithm>

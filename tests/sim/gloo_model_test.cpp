@@ -46,7 +46,7 @@ TEST_CASE("Gloo ring all-reduce: segments, two in flight, rendezvous (closed for
 }
 
 TEST_CASE("Gloo's all-reduce is window-bound where a send/recv ring is not", "[sim][gloo]") {
-  // EMULATION_NOTES.md: 4 ranks, 64 MiB, 67 ms one-way, 0.79 Gbit/s: Gloo measured 6.95 s,
+  // docs/simulator-models.md: 4 ranks, 64 MiB, 67 ms one-way, 0.79 Gbit/s: Gloo measured 6.95 s,
   // the send/recv ring (with its rendezvous) 1.895 s.
   const double d = 0.067, b = 0.79e9 / 8, bytes = 64 * kMiB;
   const auto gloo = run_library(uniform_scenario(4, d, b), 4, CollectiveKind::allreduce, bytes);
