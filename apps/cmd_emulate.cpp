@@ -56,6 +56,8 @@ void add_emulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--delay-backend", a->backend, "auto | netem | nfqueue (default: emulation.delay_backend)")
       ->check(CLI::IsMember({"auto", "netem", "nfqueue"}));
   cmd->add_option("--linktest-pairs", o.linktest_pairs, "links checked before the run: all | sample:K");
+  cmd->add_flag("--linktest-advisory", o.linktest_advisory,
+                "check links first but run even if some are off (reported in the log and manifest.json)");
   cmd->add_flag("--skip-linktest", o.skip_linktest, "do not check links first (debugging only)");
   cmd->add_option("--worker", o.worker, "geotrain-worker executable (default: $GEOTRAIN_WORKER or next to geotrain)");
   cmd->callback([&action, a] { action = [a] { return run_emulate(*a); }; });

@@ -70,6 +70,18 @@ std::string BandwidthChanger::failure() const {
   return "";
 }
 
+std::size_t BandwidthChanger::settle(double training_end_s) {
+  std::size_t not_reached = 0;
+  for (auto& r : records_) {
+    if (r.applied_s > training_end_s) {
+      r.applied_s = -1;
+      r.status = fmt::format("not reached (training ended at {:.3f} s)", training_end_s);
+    }
+    if (r.status.rfind("not reached", 0) == 0) ++not_reached;
+  }
+  return not_reached;
+}
+
 bool BandwidthChanger::wait_for_training() {
   std::vector<std::unique_ptr<ProgressMap>> maps;
   for (;;) {

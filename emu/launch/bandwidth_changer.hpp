@@ -37,6 +37,10 @@ class BandwidthChanger {
   const std::vector<AppliedChange>& records() const { return records_; }
   // The first tc failure ("" if none).
   std::string failure() const;
+  // After stop(), once the measurements say when training ended (seconds after its first op
+  // started): a change applied after that moment had no effect on any step, so it is recorded
+  // as not reached, like one the run never got to. Returns how many changes were not reached.
+  std::size_t settle(double training_end_s);
 
  private:
   void run();

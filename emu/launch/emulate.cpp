@@ -20,6 +20,7 @@
 #include "emu/net/linktest/link_test.hpp"
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/log.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
@@ -30,11 +31,18 @@ namespace geotrain::emu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr const char* kLog = "emu.launch";
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
   if (!f) throw SystemError("write " + path, errno, "");
+}
+
+// <run>/bandwidth_changes.csv, for runs whose scenario has network.bandwidth_changes.
+void write_bandwidth_changes(const BandwidthChanger& changer, const std::string& dir) {
+  if (!changer.records().empty())
+    write_text(dir + "/bandwidth_changes.csv", bandwidth_changes_csv(changer.records()));
 }
 
 // The lowest rank that computes the loss (forward through the last layer): its progress is the
@@ -47,9 +55,10 @@ int loss_rank(const Program& p, int layers) {
   return p.world_size - 1;
 }
 
-// Checks a sample of links against the scenario; throws Error naming the links that are off.
-void check_links(const Scenario& s, const RunCluster& cluster, const EmulateOptions& o,
-                 const std::string& dir) {
+// Checks a sample of links against the scenario; throws Error naming the links that are off,
+// or in advisory mode warns and returns them ("" when all are within tolerance).
+std::string check_links(const Scenario& s, const RunCluster& cluster, const EmulateOptions& o,
+                        const std::string& dir) {
   LinktestOptions lo;
   lo.pairs = o.linktest_pairs;
   const auto links = run_linktest(s, cluster.layout(), lo);
@@ -61,9 +70,13 @@ void check_links(const Scenario& s, const RunCluster& cluster, const EmulateOpti
                          off.empty() ? "" : "; ", l.src, l.dst, l.measured_rtt_s * 1e3, l.rtt_s * 1e3,
                          l.goodput_Bps * 8e-6, l.payload_ceiling_Bps * 8e-6);
   if (o.on_line) o.on_line(fmt::format("linktest: {} links checked{}", links.size(), off.empty() ? ", all within tolerance" : ""));
-  if (!off.empty())
+  if (!off.empty() && !o.linktest_advisory)
     throw Error(fmt::format("linktest: links off the scenario: {} (see {}/linktest.json; "
-                            "--skip-linktest for debugging)", off, dir));
+                            "--linktest-advisory runs anyway, --skip-linktest for debugging)", off, dir));
+  if (!off.empty())
+    log::warning(kLog, "linktest: links off the scenario (advisory, running anyway; measured times will "
+                 "not match the scenario's network): {}", off);
+  return off;
 }
 
 // The Dynamic ops' run-time decisions of every rank in one file (rank column first), to be
@@ -168,7 +181,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
     o.on_line(fmt::format("cluster {}: {} ranks, subnet {}, backend {}{}", cluster.record().cluster,
                           cluster.record().ranks, cluster.record().subnet, cluster.record().backend,
                           cluster.owned() ? "" : " (borrowed)"));
-  if (!o.skip_linktest) check_links(s, cluster, o, dir);
+  const std::string links_off = o.skip_linktest ? "not checked" : check_links(s, cluster, o, dir);
   throw_if_interrupted();
 
   auto specs = worker_specs(s, program, cluster, o, dir, steps, collectives);
@@ -181,23 +194,22 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   changer.start();
   SuperviseResult sup = workers.supervise(supervise_options(program, s, o, steps));
   changer.stop();
-  if (!changer.records().empty()) {
-    write_text(dir + "/bandwidth_changes.csv", bandwidth_changes_csv(changer.records()));
-    if (const auto failure = changer.failure(); !failure.empty() && sup.ok) {
-      sup.ok = false;
-      sup.failure = "bandwidth change: " + failure;
-    }
+  if (const auto failure = changer.failure(); !failure.empty() && sup.ok) {
+    sup.ok = false;
+    sup.failure = "bandwidth change: " + failure;
   }
   nlohmann::ordered_json extra = {{"cluster", cluster.record().cluster},
                                   {"cluster_owned", cluster.owned()},
                                   {"delay_backend", cluster.record().backend},
                                   {"steps", steps},
                                   {"collectives", collectives},
+                                  {"links_off", links_off},
                                   {"worker", o.worker},
                                   {"exit_status", sup.exit_status},
                                   {"status", sup.ok ? "ok" : "failed"},
                                   {"failure", sup.failure}};
   if (!sup.ok) {
+    write_bandwidth_changes(changer, dir);
     write_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
     throw Error(fmt::format("{} (run directory {})", sup.failure, dir));
   }
@@ -206,6 +218,12 @@ EmulateResult run_emulation(const EmulateOptions& options) {
 
   const RankMeasurements m = read_rank_measurements(dir + "/ranks", program.world_size);
   const auto figures = step_figures(program, m);
+  if (const std::size_t missed = changer.settle(training_span_s(m)); missed > 0)
+    log::warning(kLog, "network.bandwidth_changes: {} of {} change(s) came after training ended ({:.3f} s after "
+                 "its first op) and changed nothing; raise --steps or move them earlier "
+                 "(bandwidth_changes.csv says which)",
+                 missed, changer.records().size(), training_span_s(m));
+  write_bandwidth_changes(changer, dir);
   { std::ofstream f(dir + "/ops.csv"); write_ops_csv(program, m, f); }
   { std::ofstream f(dir + "/iterations.csv"); write_iterations_csv(figures, f); }
   { std::ofstream f(dir + "/trace.json"); write_trace(program, m, f); }

@@ -48,6 +48,18 @@ RankMeasurements read_rank_measurements(const std::string& ranks_dir, int world_
   return m;
 }
 
+double training_span_s(const RankMeasurements& m) {
+  double first = 0, last = 0;
+  bool any = false;
+  for (const auto& rows : m.ops)
+    for (const auto& row : rows) {
+      first = any ? std::min(first, row.start_s) : row.start_s;
+      last = any ? std::max(last, row.end_s) : row.end_s;
+      any = true;
+    }
+  return last - first;
+}
+
 std::vector<StepFigures> step_figures(const Program& program, const RankMeasurements& m) {
   const auto n = static_cast<std::size_t>(program.world_size);
   if (m.iterations.size() != n || m.ops.size() != n)

@@ -38,6 +38,9 @@ struct StepFigures {
   double bytes = -1;        // counted bytes of all ranks in the step (-1: not countable)
 };
 
+// Seconds from the first op's start to the last op's end over all ranks (0 without ops).
+double training_span_s(const RankMeasurements& m);
+
 // Throws Error when a rank is missing steps or ops the Program has.
 std::vector<StepFigures> step_figures(const Program& program, const RankMeasurements& m);
 

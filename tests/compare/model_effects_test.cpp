@@ -22,7 +22,7 @@ nlohmann::json simulate(const std::string& dir, const std::string& name, const s
 
 }  // namespace
 
-TEST_CASE("rendezvous adds one one-way delay per ring step; payload efficiency divides the rate", "[compare]") {
+TEST_CASE("rendezvous adds one one-way delay per ring step, payload efficiency divides the rate", "[compare]") {
   const auto dir = test::temp_dir("effects");
   const auto base = simulate(dir, "base", "");
   const auto rdv = simulate(dir, "rdv", "--set simulation.rendezvous=true");

@@ -83,7 +83,7 @@ TEST_CASE("a region pair selects both directions and nothing else", "[scenario][
   CHECK(b.describe()[0] == "10 s: Oregon <-> Tokyo x0.5 (line 5)");
 }
 
-TEST_CASE("a change back to the current factor is no change; no entries, no steps", "[scenario][bandwidth]") {
+TEST_CASE("a change back to the current factor is no change, no entries, no steps", "[scenario][bandwidth]") {
   const BandwidthSchedule b = resolve_bandwidth_schedule(case5("    - {at: 10s, factor: 1}\n"));
   CHECK(b.pair_changes().empty());
   const Scenario none = case5("    []\n");

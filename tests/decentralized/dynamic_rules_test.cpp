@@ -38,7 +38,7 @@ TEST_CASE("gossip pairings are symmetric, complete and seeded", "[decentralized]
   CHECK(differs);
 }
 
-TEST_CASE("unit draws are uniform in [0, 1) and depend only on their keys",
+TEST_CASE("unit draws are uniform in the unit interval and depend only on their keys",
           "[decentralized][rules]") {
   double sum = 0;
   const int n = 100000;
@@ -77,7 +77,7 @@ TEST_CASE("partial reduce: the window opens at the first arrival and closes afte
   CHECK_THROWS_AS(w.ready(3, 13.0), Error);
 }
 
-TEST_CASE("partial reduce: the window stays within [min, max]", "[decentralized][rules]") {
+TEST_CASE("partial reduce: the window stays within its min and max", "[decentralized][rules]") {
   PartialReduceWindow w(3, 1e-3, 1e-4, 4e-3, 0);
   for (int k = 0; k < 10; ++k) {
     w.ready(k % 3, k);

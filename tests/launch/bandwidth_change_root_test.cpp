@@ -1,8 +1,16 @@
 // `geotrain emulate` with network.bandwidth_changes (label emu;launch, root): ddp_ring_2 whose
-// links fall to 0.2 x at 4 s. The drop must really be applied (bandwidth_changes.csv, on time)
+// links fall to 0.2 x mid-run. The drop must really be applied (bandwidth_changes.csv, on time)
 // and the iterations must slow down by the factor the simulator predicts for the dropped links,
-// given the run's own compute profile and the stack effects `compare` models (30% tolerance:
-// the point is the change, not the model's accuracy, which tests/compare covers).
+// given the run's own compute profile (a ratio: the point is the change, not the model's
+// accuracy, which tests/compare covers).
+//
+// The test must hold on any host, fast or slow, idle or loaded. A drop at a fixed time is missed
+// by a fast host (all steps done before it) and comes too early on a slow one. So the test sizes
+// itself: a calibration run without the drop measures when step kStepsBefore ends, and the drop
+// is placed there. If the host's speed changed between runs and too few steps fall on one side,
+// the attempt's own timings place the drop for the next attempt (a measurement, not a retry of
+// the same thing). emulate itself marks a change that came after training ended as not reached
+// and warns; the last section checks that.
 #include <catch2/catch.hpp>
 
 #include "tests/support/shell.hpp"
@@ -10,22 +18,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using geotrain::test::sh;
 const std::string kBin = GEOTRAIN_BINARY;
 const std::string kScenario = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2_bandwidth_drop.yaml";
-constexpr double kDropAt_s = 4;
 constexpr double kFactor = 0.2;
+constexpr int kStepsBefore = 4;  // step 0 (warm-up) + 3 judged steps before the drop
+constexpr int kSteps = 12;       // the 8 after it take ~3x as long each
+constexpr int kAttempts = 3;
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::ifstream in(path);
@@ -46,6 +55,30 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// Per iteration [first op start, last op end] over both ranks, in seconds after the run's first
+// op started (t = 0 of network.bandwidth_changes).
+std::map<int, std::pair<double, double>> iteration_spans(const std::string& run) {
+  std::map<int, std::pair<double, double>> span;
+  double first = 1e300;
+  for (const auto& row : read_csv(run + "/ops.csv")) {
+    const int it = std::stoi(row.at(2));
+    const double start = std::stod(row.at(7)), end = std::stod(row.at(8));
+    first = std::min(first, start);
+    auto [pos, fresh] = span.try_emplace(it, start, end);
+    if (!fresh) pos->second = {std::min(pos->second.first, start), std::max(pos->second.second, end)};
+  }
+  for (auto& [it, s] : span) s = {s.first - first, s.second - first};
+  return span;
+}
+
+std::string drop_at(double at_s) { return fmt::format("[{{at: {:.3f}s, factor: {}}}]", at_s, kFactor); }
+
+geotrain::test::ShellRun emulate(const std::string& out, int steps, const std::string& changes) {
+  std::filesystem::remove_all(out);
+  return sh(kBin + " emulate " + kScenario + " --steps " + std::to_string(steps) + " --out " + out +
+            " --linktest-advisory --set 'network.bandwidth_changes=" + changes + "'");
+}
+
 // Simulated iteration time of the scenario with `changes`, on the run's compute profile.
 double simulated_iteration_s(const std::string& run, const std::string& changes, const std::string& out) {
   std::filesystem::remove_all(out);
@@ -59,6 +92,13 @@ double simulated_iteration_s(const std::string& run, const std::string& changes,
   return nlohmann::json::parse(in)["iteration_time_s"].get<double>();
 }
 
+void check_nothing_left(const std::string& run) {
+  const auto manifest = nlohmann::json::parse(std::ifstream(run + "/manifest.json"));
+  const std::string cluster = manifest["cluster"].get<std::string>();
+  CHECK(sh("ip netns list | grep '^gt-" + cluster + "-' || true").out.empty());
+  CHECK(sh("pgrep -af '[g]eotrain-worker.*" + run + "' || true").out.empty());
+}
+
 }  // namespace
 
 TEST_CASE("emulate: a bandwidth drop mid-run is applied and slows iterations as simulated",
@@ -67,55 +107,61 @@ TEST_CASE("emulate: a bandwidth drop mid-run is applied and slows iterations as 
   const std::string dir =
       (std::filesystem::temp_directory_path() / ("geotrain-bwdrop-" + std::to_string(getpid()))).string();
   std::filesystem::remove_all(dir);
-  const auto t0 = Clock::now();
-  const auto r = sh(kBin + " emulate " + kScenario + " --out " + dir);
-  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
-  INFO(r.out);
-  REQUIRE(r.status == 0);
-  CHECK(took < 60);
 
-  // Both directions of the one pair re-rated, on time.
-  const auto changes = read_csv(dir + "/bandwidth_changes.csv");
-  REQUIRE(changes.size() == 2);
-  double applied_s = 0;
-  for (const auto& c : changes) {
-    REQUIRE(c.size() == 8);
-    CHECK(std::stod(c[0]) == kDropAt_s);
-    REQUIRE_FALSE(c[1].empty());
-    applied_s = std::max(applied_s, std::stod(c[1]));
-    CHECK(std::stod(c[1]) >= kDropAt_s);
-    CHECK(std::stod(c[1]) < kDropAt_s + 0.5);
-    CHECK(std::stod(c[5]) == kFactor);
-    CHECK(c[7] == "\"applied\"");
-  }
+  // Calibration: the same run without the drop; the drop goes where step kStepsBefore - 1 ended.
+  const std::string calibration = dir + "/calibration";
+  const auto cal = emulate(calibration, kStepsBefore, "[]");
+  INFO(cal.out);
+  REQUIRE(cal.status == 0);
+  double at_s = iteration_spans(calibration).at(kStepsBefore - 1).second;
+  check_nothing_left(calibration);
 
-  // Iterations from ops.csv: [first op start, last op end] over both ranks; t = 0 of the
-  // schedule is the first op's start.
-  std::map<int, std::pair<double, double>> span;
-  double first = 1e300;
-  for (const auto& row : read_csv(dir + "/ops.csv")) {
-    const int it = std::stoi(row.at(2));
-    const double start = std::stod(row.at(7)), end = std::stod(row.at(8));
-    first = std::min(first, start);
-    auto [pos, fresh] = span.try_emplace(it, start, end);
-    if (!fresh) pos->second = {std::min(pos->second.first, start), std::max(pos->second.second, end)};
-  }
+  std::string run;
   std::vector<double> before, after;
-  for (const auto& [it, s] : span) {
-    if (it == 0) continue;  // warm-up
-    if (s.second <= first + kDropAt_s) before.push_back(s.second - s.first);
-    else if (s.first >= first + applied_s + 0.05) after.push_back(s.second - s.first);
+  double applied_s = 0;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    run = dir + "/attempt-" + std::to_string(attempt);
+    const auto r = emulate(run, kSteps, drop_at(at_s));
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    check_nothing_left(run);
+
+    // Both directions of the one pair re-rated, on time.
+    const auto changes = read_csv(run + "/bandwidth_changes.csv");
+    REQUIRE(changes.size() == 2);
+    for (const auto& c : changes) {
+      REQUIRE(c.size() == 8);
+      CHECK(std::stod(c[0]) == Approx(at_s).margin(1e-3));
+      CHECK(std::stod(c[5]) == kFactor);
+      if (c[7] != "\"applied\"") continue;  // not reached: too few steps after it, judged below
+      applied_s = std::max(applied_s, std::stod(c[1]));
+      CHECK(std::stod(c[1]) >= std::stod(c[0]));
+    }
+
+    const auto spans = iteration_spans(run);
+    before.clear();
+    after.clear();
+    for (const auto& [it, s] : spans) {
+      if (it == 0) continue;  // warm-up
+      if (s.second <= at_s) before.push_back(s.second - s.first);
+      else if (applied_s > 0 && s.first >= applied_s + 0.05) after.push_back(s.second - s.first);
+    }
+    UNSCOPED_INFO("attempt " << attempt << ": drop at " << at_s << " s, iterations before it " << before.size()
+                             << ", after " << after.size());
+    if (before.size() >= 2 && after.size() >= 3) break;
+    at_s = spans.at(kStepsBefore - 1).second;  // this attempt's own timing (steps before a drop are undisturbed)
   }
-  INFO("iterations before the drop " << before.size() << ", after " << after.size());
   REQUIRE(before.size() >= 2);
   REQUIRE(after.size() >= 3);
+  // tc re-rated the classes promptly after the planned moment (a thread and one `tc -batch`).
+  CHECK(applied_s < at_s + 1.0);
 
-  const double sim_before = simulated_iteration_s(dir, "[]", dir + "/sim-before");
-  const double sim_after =
-      simulated_iteration_s(dir, "[{at: 0s, factor: " + std::to_string(kFactor) + "}]", dir + "/sim-after");
+  const double sim_before = simulated_iteration_s(run, "[]", dir + "/sim-before");
+  const double sim_after = simulated_iteration_s(run, "[{at: 0s, factor: " + std::to_string(kFactor) + "}]",
+                                                 dir + "/sim-after");
   const double measured_before = median(before), measured_after = median(after);
-  INFO("measured " << measured_before << " -> " << measured_after << " s, simulated " << sim_before
-                   << " -> " << sim_after << " s");
+  INFO("measured " << measured_before << " -> " << measured_after << " s, simulated " << sim_before << " -> "
+                   << sim_after << " s");
   CHECK(sim_after > 1.5 * sim_before);  // the scenario is one where the drop matters
   // The rise (after / before) at least 0.8x the simulated one: the drop was applied, with the
   // configured factor. Not much above either: measured rises were 1.06-1.18x the simulated one on
@@ -125,24 +171,34 @@ TEST_CASE("emulate: a bandwidth drop mid-run is applied and slows iterations as 
   const double rise_ratio = (measured_after / measured_before) / (sim_after / sim_before);
   CHECK(rise_ratio > 0.8);
   CHECK(rise_ratio < 2.0);
-  // Absolute times only loosely: on the loaded 2-core host the emulated iterations ran 1.4-1.6x
-  // the prediction after the drop (and 1.2-1.5x before); see the emu/launch README.
-  CHECK(measured_after > 0.7 * sim_after);
-  CHECK(measured_after < 2.0 * sim_after);
-  // Printed for the record (ctest -V).
-  WARN("bandwidth drop x" << kFactor << ": measured " << measured_before << " -> " << measured_after
-                          << " s per iteration, simulated " << sim_before << " -> " << sim_after << " s");
+  WARN("bandwidth drop x" << kFactor << " at " << at_s << " s: measured " << measured_before << " -> "
+                          << measured_after << " s per iteration, simulated " << sim_before << " -> " << sim_after
+                          << " s");
 
   // The simulator records the same schedule for plots.
   const auto sim = sh(kBin + " simulate " + kScenario + " --iterations 1 --out " + dir + "/sim-schedule");
   REQUIRE(sim.status == 0);
   const auto sim_changes = read_csv(dir + "/sim-schedule/bandwidth_changes.csv");
   CHECK(sim_changes.size() == 2);
-  for (const auto& c : sim_changes) CHECK(std::stod(c.at(0)) == kDropAt_s);
-
-  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/manifest.json"));
-  const std::string cluster = manifest["cluster"].get<std::string>();
-  CHECK(sh("ip netns list | grep '^gt-" + cluster + "-' || true").out.empty());
-  CHECK(sh("pgrep -af '[g]eotrain-worker.*" + dir + "' || true").out.empty());
+  for (const auto& c : sim_changes) CHECK(std::stod(c.at(0)) == 4.0);  // the scenario file's own drop
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("emulate: a bandwidth change after training ended is recorded as not reached, with a warning",
+          "[emu][launch][root][bandwidth]") {
+  if (!geotrain::test::have_root("emulate tests")) return;
+  const std::string run =
+      (std::filesystem::temp_directory_path() / ("geotrain-bwlate-" + std::to_string(getpid()))).string();
+  // Two steps never last an hour on any host.
+  const auto r = emulate(run, 2, "[{at: 3600s, factor: 0.5}]");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("2 of 2 change(s) came after training ended") != std::string::npos);
+  for (const auto& c : read_csv(run + "/bandwidth_changes.csv")) {
+    REQUIRE(c.size() == 8);
+    CHECK(c[1].empty());
+    CHECK(c[7].rfind("\"not reached", 0) == 0);
+  }
+  check_nothing_left(run);
+  std::filesystem::remove_all(run);
 }

@@ -45,7 +45,7 @@ TEST_CASE("gpipe builds valid programs for many shapes", "[program][gpipe]") {
     }
 }
 
-TEST_CASE("GPipe: all M forwards before any backward; transfers between neighbours",
+TEST_CASE("GPipe: all M forwards before any backward, transfers between neighbours",
           "[program][gpipe]") {
   const Program p = build_program(pipeline(3, 2));
   // rank = replica x S + stage; the middle stage of replica 1 is rank 4.

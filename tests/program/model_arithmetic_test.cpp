@@ -24,7 +24,7 @@ TEST_CASE("GPT-3 XL has ~1.3e9 parameters and DT-FM's 0.65 GB stage gradient", "
   CHECK(stage_gradient_bytes(exact, 3, 6) == 4 * 3 * layer);
 }
 
-TEST_CASE("forward flop per layer and per stage; backward is twice forward", "[program][model]") {
+TEST_CASE("forward flop per layer and per stage, backward is twice forward", "[program][model]") {
   const ModelSpec m = model_preset("gpt3-xl");
   const double d = 2048, s = 2048, v = 50257;
   CHECK(stage_forward_flops_per_sequence(m, 0, 3) == Approx(s * 3 * (24 * d * d + 4 * s * d)));

@@ -56,7 +56,7 @@ TEST_CASE("a transfer slows down mid-flight when its link drops", "[sim][bandwid
   CHECK(dropped_at(0.4, 0.25) == Approx(2.04));
 }
 
-TEST_CASE("a change at 0 s is the scaled link; a restore brings the rate back", "[sim][bandwidth]") {
+TEST_CASE("a change at 0 s is the scaled link, a restore brings the rate back", "[sim][bandwidth]") {
   Scenario s = uniform_scenario(2, kL, kB);
   s.bandwidth_changes = {change(0, 0.5)};
   auto r = simulate_in_child(s, one_transfer(2, 0, 1), {}, tflop_seconds());

@@ -131,7 +131,7 @@ void check_partial_reduce(const Case& c, double elem) {
 
 }  // namespace
 
-TEST_CASE("diloco: H inner steps, all-reduced pseudo-gradient, outer Nesterov step; bytes per inner step fall H-fold",
+TEST_CASE("diloco: H inner steps, all-reduced pseudo-gradient, outer Nesterov step, bytes per inner step fall H-fold",
           "[worker][decentralized]") {
   const int steps = 3;
   const Case c = run_scenario("diloco_2", steps);

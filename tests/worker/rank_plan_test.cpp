@@ -55,7 +55,7 @@ TEST_CASE("programs that break the conventions are rejected", "[worker][rank_pla
   CHECK_THROWS_AS(make_rank_plan(job.program, 0, m.layers + 1), InputError);
 }
 
-TEST_CASE("parameter-server pushes and pulls are not activations; DiLoCo passes H times",
+TEST_CASE("parameter-server pushes and pulls are not activations, DiLoCo passes H times",
           "[worker][rank_plan]") {
   const std::string dir = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/";
   const auto het = load_scenario(dir + "hetpipe_2x2.yaml");

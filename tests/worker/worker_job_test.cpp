@@ -29,7 +29,7 @@ TEST_CASE("worker jobs carry stragglers and DiLoCo's outer step through JSON", "
   CHECK(back.wire_dtype == DType::fp16);
 }
 
-TEST_CASE("worker jobs without the optional sections get the defaults; bad dtypes are named",
+TEST_CASE("worker jobs without the optional sections get the defaults, bad dtypes are named",
           "[worker][job]") {
   auto j = worker_job_to_json(test::ddp_job(test::tiny_model(), {2, 2}));
   j.erase("stragglers");
@@ -42,7 +42,7 @@ TEST_CASE("worker jobs without the optional sections get the defaults; bad dtype
                     Contains("bad.json: $.outer.wire_dtype: 'fp8' unknown dtype"));
 }
 
-TEST_CASE("worker jobs carry each rank's device slowdown; a speed-up cannot be emulated",
+TEST_CASE("worker jobs carry each rank's device slowdown, a speed-up cannot be emulated",
           "[worker][job]") {
   auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
   s.devices.at(1).slowdown = 2.5;

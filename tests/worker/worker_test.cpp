@@ -173,7 +173,8 @@ TEST_CASE("a killed worker makes the others fail within the timeout", "[worker][
   CHECK(run.exit_codes[1] == 128 + 9);
   CHECK(run.exit_codes[0] == 1);
   REQUIRE(run.killed_at_s > 0);
-  CHECK(run.exit_after_s[0] < run.killed_at_s + o.timeout_s + 2);
+  // Within the timeout, plus a margin for a loaded host to schedule the exit (not a speed target).
+  CHECK(run.exit_after_s[0] < run.killed_at_s + o.timeout_s + 20);
   // The error names the rank, the step and the op it was in.
   CHECK(run.stderr_text[0].find("geotrain-worker: rank 0: error: rank 0 step ") != std::string::npos);
   CHECK(run.stderr_text[0].find(" op ") != std::string::npos);
