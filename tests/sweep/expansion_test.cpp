@@ -59,7 +59,7 @@ TEST_CASE("the union of n shards is the whole sweep, each run once", "[sweep][ex
   }
 }
 
-TEST_CASE("--shard takes i/n", "[sweep][shard]") {
+TEST_CASE("shards are written i/n", "[sweep][shard]") {
   CHECK(parse_shard("2/4").index == 2);
   CHECK(parse_shard("2/4").count == 4);
   for (const char* bad : {"0/4", "5/4", "2", "a/b", "2/4x", "1/0"}) {

@@ -42,7 +42,7 @@ TEST_CASE("time per work: efficiency turns the ranking", "[sweep][winners]") {
   CHECK(*st[0].margin_to_runner_up == Approx(100.0 / 75.0));
 }
 
-TEST_CASE("skipped runs never win; ties go to the first listed", "[sweep][winners]") {
+TEST_CASE("skipped runs never win, ties go to the first listed", "[sweep][winners]") {
   const auto spec = three(WinnerBy::throughput);
   PointResult skipped;
   skipped.strategy = "a";
