@@ -19,5 +19,6 @@ void add_compare_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_plot_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
 
 }  // namespace geotrain::cli

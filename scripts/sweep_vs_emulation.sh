@@ -1,0 +1,128 @@
+#!/bin/sh
+# Is the winner map's ranking right? Picks 9 points of scenarios/sweeps/wan_strategies.yaml at
+# 8 workers (bandwidth 10 Mbit/s, 300 Mbit/s, 10 Gbit/s x one-way delay 1, 30, 300 ms), predicts
+# every strategy there with `geotrain sweep` and emulates it with `geotrain emulate` (gpt-tiny,
+# links x0.05 as in scenarios/validation, so CPU workers meet WAN-like compute/communication
+# ratios; prediction and emulation see the same scaled links). Reports Kendall's tau between the
+# predicted and measured throughput ranking per point and over all points, and how often the
+# predicted winner is the measured one. Needs root and geotrain-worker (LibTorch); on a quiet
+# host it takes hours (DiLoCo H=500 runs 500 inner steps per iteration).
+#   scripts/sweep_vs_emulation.sh [build dir] [out dir] [--points N] [--steps S]
+# OUT/predicted/ (the sweep), OUT/emu/<point>_<strategy>/ (each emulation), OUT/ranking.csv
+# (per point: tau, winners) and OUT/ranking.txt (summary). Finished emulations are kept and
+# skipped on a rerun (their summary.json exists). --points N stops after the first N points
+# (N = 1 checks the pipeline on one point).
+set -eu
+build=${1:-build}
+out=${2:-results/sweeps/wan_strategies_vs_emulation}
+shift $(($# < 2 ? $# : 2))
+points=9
+steps=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --points) points=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    *) echo "$0: unknown option $1 (expected --points N or --steps S)" >&2; exit 2 ;;
+  esac
+done
+geotrain=$build/geotrain
+[ -x "$geotrain" ] || { echo "$0: $geotrain: not built" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "$0: needs root (network namespaces for geotrain emulate)" >&2; exit 2; }
+mkdir -p "$out/emu"
+
+# The check's spec: the bundled map's base and strategies at 8 workers, links x0.05.
+{
+  grep -v '^#' scenarios/sweeps/wan_base.yaml | sed 's/^name: wan_base$/name: wan_check/'
+  echo "emulation: {bandwidth_scale: 0.05, delay_scale: 1, torch_threads: 1, collectives: p2p}"
+} > "$out/wan_check_base.yaml"
+cat > "$out/wan_check.yaml" << 'SPEC'
+# Written by scripts/sweep_vs_emulation.sh: 9 points of wan_strategies.yaml at 8 workers, links x0.05.
+base: wan_check_base.yaml
+vary:
+  network.regions.intra.bandwidth: [10Mbps, 300Mbps, 10Gbps]
+  network.regions.intra.delay: [1ms, 30ms, 300ms]
+strategies:
+  ddp: {name: ddp-allreduce, algorithm: ring}
+  diloco_h1: {name: diloco, inner_steps: 1}
+  diloco_h50: {name: diloco, inner_steps: 50}
+  diloco_h500: {name: diloco, inner_steps: 500}
+  sdpipe: {name: sdpipe-preduce, stages: 2, replicas: 4}
+  adpsgd: {name: adpsgd, seed: 11}
+  hetpipe: {name: hetpipe, stages: 2, replicas: 4}
+  gpipe: {name: gpipe, stages: 2, replicas: 4}
+iterations: 1
+SPEC
+"$geotrain" sweep "$out/wan_check.yaml" --out "$out/predicted" --no-plot
+
+# One emulation per predicted row, in the sweep's order; the row's values become --set keys.
+/usr/bin/python3 - "$out" "$points" << 'PY' > "$out/emulations.txt"
+import csv, sys, yaml
+out, limit = sys.argv[1], int(sys.argv[2])
+spec = yaml.safe_load(open(f"{out}/wan_check.yaml"))
+keys = list(spec["vary"])
+for row in csv.DictReader(open(f"{out}/predicted/sweep.csv")):
+    if int(row["point"]) >= limit or row["status"] != "ok":
+        continue
+    block = yaml.safe_dump(spec["strategies"][row["strategy"]], default_flow_style=True).strip()
+    sets = [f"{k}={row[k]}" for k in keys] + [f"strategy={block}"]
+    print("\t".join([f"{row['point']}_{row['strategy']}"] + sets))
+PY
+while IFS="$(printf '\t')" read -r name s1 s2 s3; do
+  dir="$out/emu/$name"
+  [ -f "$dir/summary.json" ] && continue
+  rm -rf "$dir"
+  echo "emulating $name ($s1 $s2 $s3)"
+  "$geotrain" emulate "$out/wan_check_base.yaml" --steps "$steps" --out "$dir" \
+    --set "$s1" --set "$s2" --set "$s3" > "$out/emu/$name.log" 2>&1 ||
+    { echo "$0: emulation $name failed (log: $out/emu/$name.log)" >&2; exit 1; }
+done < "$out/emulations.txt"
+
+# Kendall's tau-b per point between predicted and measured tokens/s; winner agreement.
+/usr/bin/python3 - "$out" << 'PY'
+import csv, json, os, sys
+out = sys.argv[1]
+
+def tau_b(x, y):
+    concordant = discordant = tx = ty = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    n0 = (concordant + discordant + tx) * (concordant + discordant + ty)
+    return (concordant - discordant) / n0 ** 0.5 if n0 else float("nan")
+
+points = {}
+for row in csv.DictReader(open(f"{out}/predicted/sweep.csv")):
+    summary = f"{out}/emu/{row['point']}_{row['strategy']}/summary.json"
+    if row["status"] != "ok" or not os.path.exists(summary):
+        continue
+    measured = json.load(open(summary))["tokens_per_s"]
+    points.setdefault(row["point"], []).append((row["strategy"], float(row["tokens_per_s"]), measured))
+rows, taus, agree = [], [], 0
+for p, runs in sorted(points.items(), key=lambda kv: int(kv[0])):
+    if len(runs) < 2:
+        continue
+    t = tau_b([r[1] for r in runs], [r[2] for r in runs])
+    pw, mw = max(runs, key=lambda r: r[1])[0], max(runs, key=lambda r: r[2])[0]
+    taus.append(t)
+    agree += pw == mw
+    rows.append({"point": p, "strategies": len(runs), "kendall_tau_b": f"{t:.3f}",
+                 "predicted_winner": pw, "measured_winner": mw})
+with open(f"{out}/ranking.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=["point", "strategies", "kendall_tau_b", "predicted_winner", "measured_winner"])
+    w.writeheader()
+    w.writerows(rows)
+summary = (f"{len(rows)} points: mean Kendall tau-b {sum(taus) / len(taus):.3f} (goal >= 0.8), "
+           f"min {min(taus):.3f}; winner agreement {agree}/{len(rows)}" if rows else "no point has two emulated strategies")
+open(f"{out}/ranking.txt", "w").write(summary + "\n")
+print(summary)
+PY

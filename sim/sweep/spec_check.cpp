@@ -1,0 +1,149 @@
+#include "sim/sweep/spec_check.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "sim/common/error.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+namespace geotrain::sweep {
+
+namespace {
+
+// One line of the scenario loader, `file[:line]: key[ = 'value']: message`, taken apart.
+struct LoaderProblem {
+  std::string key;
+  std::optional<std::string> value;
+  std::string message;
+};
+
+std::optional<LoaderProblem> take_apart(const std::string& line, const std::string& file) {
+  if (line.rfind(file, 0) != 0) return std::nullopt;
+  std::size_t i = file.size();
+  if (i < line.size() && line[i] == ':') {
+    std::size_t j = i + 1;
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i + 1) i = j;
+  }
+  if (line.compare(i, 2, ": ") != 0) return std::nullopt;
+  i += 2;
+  LoaderProblem p;
+  if (line.compare(i, 6, "--set ") == 0) i += 6;
+  const auto colon = line.find(": ", i), equals = line.find(" = '", i);
+  if (equals != std::string::npos && (colon == std::string::npos || equals < colon)) {
+    p.key = line.substr(i, equals - i);
+    const auto end = line.find("': ", equals + 4);
+    if (end == std::string::npos) return std::nullopt;
+    p.value = line.substr(equals + 4, end - equals - 4);
+    p.message = line.substr(end + 3);
+  } else if (colon != std::string::npos) {
+    p.key = line.substr(i, colon - i);
+    p.message = line.substr(colon + 2);
+  } else {
+    return std::nullopt;
+  }
+  return p;
+}
+
+bool is_prefix_path(const std::string& prefix, const std::string& path) {
+  return path == prefix || path.rfind(prefix + ".", 0) == 0;
+}
+
+std::vector<LoaderProblem> loader_problems(const SweepSpec& spec, const std::string& base_text,
+                                           const std::vector<std::string>& sets) {
+  std::vector<LoaderProblem> out;
+  try {
+    parse_scenario(base_text, spec.base_path,
+                   std::filesystem::path(spec.base_path).parent_path().string(), sets);
+  } catch (const InputError& e) {
+    for (const auto& line : e.problems())
+      if (auto p = take_apart(line, spec.base_path)) out.push_back(*p);
+  }
+  return out;
+}
+
+// "unknown key (known here: a, b; did you mean 'x'?)" -> "valid keys: a, b; did you mean 'x'?"
+std::string valid_keys_of(const std::string& message) {
+  const std::string marker = "known here: ";
+  const auto at = message.find(marker);
+  if (at == std::string::npos) return "";
+  std::string rest = message.substr(at + marker.size());
+  if (!rest.empty() && rest.back() == ')') rest.pop_back();
+  return "; valid keys: " + rest;
+}
+
+void check_vary_key(const SweepSpec& spec, const std::string& base_text, const VaryKey& v,
+                    std::vector<std::string>& errors) {
+  const std::string where = fmt::format("{}:{}: vary.{}", spec.path, v.line, v.key);
+  if (is_prefix_path("strategy", v.key)) {
+    errors.push_back(where + ": the strategy is chosen by `strategies:` (expected a key outside "
+                             "strategy; list one strategy block per parameter value instead)");
+    return;
+  }
+  for (const auto& value : v.values) {
+    for (const auto& p : loader_problems(spec, base_text, {v.key + "=" + value})) {
+      if (is_prefix_path(p.key, v.key) && p.message.rfind("unknown key", 0) == 0) {
+        const auto dot = p.key.rfind('.');
+        errors.push_back(fmt::format(
+            "{}: '{}' is not a key of {} (expected a scenario key path as --set takes it{})", where,
+            dot == std::string::npos ? p.key : p.key.substr(dot + 1),
+            dot == std::string::npos ? "a scenario" : p.key.substr(0, dot), valid_keys_of(p.message)));
+        return;  // the same for every value
+      }
+      // A value that does not bind (bad unit, wrong type) fails at every point; checks across
+      // fields (global batch vs devices) depend on the combination and are left to the points.
+      const bool binding = p.value && is_prefix_path(v.key, p.key);
+      const bool not_a_map = !p.value && p.key == v.key && p.message.find("not a mapping") != std::string::npos;
+      if (binding || not_a_map)
+        errors.push_back(fmt::format("{} = '{}': {}", where, p.value.value_or(value), p.message));
+    }
+  }
+}
+
+void check_strategy(const SweepSpec& spec, const std::string& base_text, const StrategyEntry& s,
+                    std::vector<std::string>& errors) {
+  // `replicas: auto` is resolved per point; any count binds here.
+  YAML::Node block = YAML::Load(s.block);
+  if (block["replicas"].IsScalar() && block["replicas"].Scalar() == "auto") block["replicas"] = 1;
+  YAML::Emitter flow;
+  flow << YAML::Flow << block;
+  for (const auto& p : loader_problems(spec, base_text, {std::string("strategy=") + flow.c_str()})) {
+    if (!is_prefix_path("strategy", p.key)) continue;
+    // Unknown names and values that do not bind are the block's own fault; shape checks
+    // (stages x replicas vs devices) depend on the point and are left to it.
+    if (p.message.rfind("unknown", 0) != 0 && !p.value) continue;
+    const std::string key = "strategies." + s.label + p.key.substr(std::string("strategy").size());
+    errors.push_back(p.value ? fmt::format("{}:{}: {} = '{}': {}", spec.path, s.line, key, *p.value, p.message)
+                             : fmt::format("{}:{}: {}: {}", spec.path, s.line, key, p.message));
+  }
+}
+
+}  // namespace
+
+std::string read_base_text(const SweepSpec& spec) {
+  std::ifstream in(spec.base_path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("{}:{}: base = '{}': cannot open the base scenario {}: {} (expected a "
+                                 "scenario path relative to the spec's folder)",
+                                 spec.path, spec.base_line, spec.base_as_written, spec.base_path,
+                                 std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void check_against_base(const SweepSpec& spec, const std::string& base_text) {
+  std::vector<std::string> errors;
+  for (const auto& v : spec.vary) check_vary_key(spec, base_text, v, errors);
+  for (const auto& s : spec.strategies) check_strategy(spec, base_text, s, errors);
+  if (!errors.empty()) throw InputError(errors);
+}
+
+}  // namespace geotrain::sweep

@@ -1,0 +1,130 @@
+// `geotrain sweep` end to end on tests/sweep/data/small.yaml (2 x 2 x 2 points x 3 strategies):
+// rows, skipped points, winners, resume, shards + merge, and bad specs writing nothing.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/shell.hpp"
+
+namespace fs = std::filesystem;
+using geotrain::test::sh;
+
+namespace {
+
+const std::string kGeotrain = GEOTRAIN_BINARY;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("geotrain_sweep_test_" + std::to_string(::getpid()));
+  TempDir() { fs::remove_all(path); fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+geotrain::test::ShellRun sweep(const std::string& args) {
+  return sh("cd " GEOTRAIN_SOURCE_DIR " && " + kGeotrain + " sweep " + args + " --no-plot 2>&1");
+}
+
+}  // namespace
+
+TEST_CASE("geotrain sweep: table, resume, shards and merge", "[sweep][cli]") {
+  TempDir tmp;
+  const std::string spec = "tests/sweep/data/small.yaml";
+  const fs::path whole = tmp.path / "whole";
+  auto r = sweep(spec + " --jobs 2 --out " + whole.string());
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("8 points, 24 runs: 20 done, 4 skipped (24 simulated now, 0 found done)") != std::string::npos);
+  // Invalid points are reported with their values and the sweep went on.
+  CHECK(r.out.find("devices.count=6) strategy gpipe: strategy.replicas = 'auto': 6 devices cannot be split "
+                   "into 4 stages") != std::string::npos);
+
+  const std::string csv = slurp(whole / "sweep.csv");
+  const auto rows = lines_of(csv);
+  REQUIRE(rows.size() == 25);
+  CHECK(rows[0] ==
+        "point,network.regions.intra.bandwidth,network.regions.intra.delay,devices.count,strategy,status,"
+        "iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,statistical_efficiency,time_per_token_s,"
+        "winner,margin_to_runner_up,relative_to_winner,criterion,reason");
+  CHECK(rows[1].rfind("0,100Mbps,1ms,4,ddp,ok,", 0) == 0);
+  CHECK(rows[6].rfind("1,100Mbps,1ms,6,gpipe,skipped,", 0) == 0);
+  // Exactly one winner per point.
+  for (std::size_t p = 0; p < 8; ++p) {
+    int winners = 0;
+    for (std::size_t k = 1; k <= 3; ++k) winners += rows[3 * p + k].find(",true,") != std::string::npos;
+    CHECK(winners == 1);
+  }
+  const std::string json = slurp(whole / "sweep.json");
+  CHECK(json.find("\"done\": 20") != std::string::npos);
+  CHECK(json.find("\"skipped\": 4") != std::string::npos);
+  CHECK(json.find("\"base_scenario\": \"5\"") != std::string::npos);
+
+  SECTION("a rerun simulates nothing and writes the same bytes") {
+    r = sweep(spec + " --out " + whole.string());
+    CHECK(r.out.find("(0 simulated now, 24 found done)") != std::string::npos);
+    CHECK(slurp(whole / "sweep.csv") == csv);
+    CHECK(slurp(whole / "sweep.json") == json);
+  }
+  SECTION("an interrupted run resumes where it stopped") {
+    // What a kill leaves: some results missing, a half-written temporary file.
+    int removed = 0;
+    for (const auto& e : fs::directory_iterator(whole / "points"))
+      if (removed < 5 && fs::remove(e.path())) ++removed;
+    std::ofstream(whole / "points" / "0123456789abcdef.json.tmp.99") << "{\"hash\": \"01";
+    r = sweep(spec + " --jobs 2 --out " + whole.string());
+    CHECK(r.out.find("(5 simulated now, 19 found done)") != std::string::npos);
+    CHECK(slurp(whole / "sweep.csv") == csv);
+  }
+  SECTION("the union of 3 shards, merged, equals the whole sweep") {
+    std::string dirs;
+    for (int i = 1; i <= 3; ++i) {
+      const fs::path d = tmp.path / ("shard" + std::to_string(i));
+      r = sweep(spec + " --jobs 2 --shard " + std::to_string(i) + "/3 --out " + d.string());
+      REQUIRE(r.status == 0);
+      dirs += " " + d.string();
+    }
+    const fs::path merged = tmp.path / "merged";
+    r = sweep("--merge" + dirs + " --out " + merged.string());
+    REQUIRE(r.status == 0);
+    CHECK(slurp(merged / "sweep.csv") == csv);
+    CHECK(slurp(merged / "sweep.json") == json);
+    // Two of three shards are not the whole: the merge says what is missing and fails.
+    r = sweep("--merge " + (tmp.path / "shard1").string() + " " + (tmp.path / "shard2").string() + " --out " +
+              (tmp.path / "partial").string());
+    CHECK(r.status == 1);
+    CHECK(r.out.find("no result for point 2 strategy ddp") != std::string::npos);
+  }
+}
+
+TEST_CASE("geotrain sweep: a bad spec exits 2 and writes nothing", "[sweep][cli][errors]") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "never";
+  auto r = sweep("tests/sweep/bad_specs/unknown_vary_key.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("tests/sweep/bad_specs/unknown_vary_key.yaml:3: vary.network.regions.intra.bandwith:", 0) == 0);
+  CHECK_FALSE(fs::exists(out));
+  r = sweep("tests/sweep/data/small.yaml --shard 4/3 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK_FALSE(fs::exists(out));
+  // An output folder of another sweep is refused, not mixed.
+  fs::create_directories(out);
+  std::ofstream(out / "sweep.json") << R"({"format": "geotrain-sweep", "spec": {"name": "other"}})";
+  r = sweep("tests/sweep/data/small.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out.find("holds the results of sweep 'other'") != std::string::npos);
+}

@@ -1,0 +1,82 @@
+// Sweep specs: a good one binds as written; every file in tests/sweep/bad_specs/ is rejected
+// with exactly the lines of its .expected file (checked against the base scenario too).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/common/error.hpp"
+#include "sim/sweep/spec_check.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace fs = std::filesystem;
+using namespace geotrain;
+using namespace geotrain::sweep;
+
+namespace {
+std::vector<std::string> read_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("a sweep spec binds keys, values and strategies in file order", "[sweep][spec]") {
+  fs::current_path(GEOTRAIN_SOURCE_DIR);
+  const SweepSpec spec = load_sweep_spec("tests/sweep/data/small.yaml");
+  CHECK(spec.name == "small");
+  CHECK(spec.base_path == "tests/sweep/data/base_4cpu.yaml");
+  REQUIRE(spec.vary.size() == 3);
+  CHECK(spec.vary[0].key == "network.regions.intra.bandwidth");
+  CHECK(spec.vary[0].values == std::vector<std::string>{"100Mbps", "10Gbps"});
+  CHECK(spec.vary[2].line == 6);
+  REQUIRE(spec.strategies.size() == 3);
+  CHECK(spec.strategies[1].label == "diloco_h4");
+  CHECK(spec.strategies[1].block == "{name: diloco, inner_steps: 4}");
+  CHECK(spec.iterations == 1);
+  CHECK(spec.winner_by == WinnerBy::throughput);
+  CHECK_NOTHROW(check_against_base(spec, read_base_text(spec)));
+}
+
+TEST_CASE("time per unit of work takes per-strategy efficiencies", "[sweep][spec]") {
+  const SweepSpec spec = parse_sweep_spec(
+      "base: b.yaml\nvary: {devices.count: [4]}\nstrategies: {a: {name: ddp-allreduce}, b: {name: adpsgd}}\n"
+      "winner_by: time_per_work\nstatistical_efficiency: {b: 0.5}\n",
+      "x.yaml");
+  CHECK(spec.winner_by == WinnerBy::time_per_work);
+  CHECK(spec.strategies[0].statistical_efficiency == 1.0);
+  CHECK(spec.strategies[1].statistical_efficiency == 0.5);
+}
+
+TEST_CASE("safe names", "[sweep][spec]") {
+  CHECK(is_safe_name("wan_strategies-2.v1"));
+  CHECK_FALSE(is_safe_name(""));
+  CHECK_FALSE(is_safe_name(".."));
+  CHECK_FALSE(is_safe_name("a/b"));
+  CHECK_FALSE(is_safe_name(std::string(65, 'a')));
+}
+
+TEST_CASE("bad sweep specs are rejected with their pinned messages", "[sweep][spec][errors]") {
+  fs::current_path(GEOTRAIN_SOURCE_DIR);
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator("tests/sweep/bad_specs"))
+    if (entry.path().extension() == ".yaml") paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
+  REQUIRE(paths.size() >= 10);
+  for (const auto& path : paths) {
+    INFO(path.string());
+    fs::path expected_file = path;
+    expected_file.replace_extension(".expected");
+    REQUIRE(fs::exists(expected_file));
+    std::vector<std::string> got;
+    try {
+      const SweepSpec spec = load_sweep_spec(path.string());
+      check_against_base(spec, read_base_text(spec));
+    } catch (const InputError& e) {
+      got = e.problems();
+    }
+    CHECK(got == read_lines(expected_file));
+  }
+}
