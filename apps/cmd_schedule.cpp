@@ -140,7 +140,8 @@ void add_schedule_command(CLI::App& app, Action& action) {
   cmd->add_option("--scheduler", o->scheduler, "gcma, baseline or random (default: the scenario's)");
   cmd->add_option("--trials", o->trials, "offspring after the initial population")
       ->check(CLI::Range(0, 100'000'000));  // the ranges of scheduler.trials / .population
-  cmd->add_option("--population", o->population, "initial random candidates")->check(CLI::Range(2, 1'000'000));
+  cmd->add_option("--population", o->population, "initial random candidates")
+      ->check(CLI::Range(2, 1'000'000));
   auto* seed = cmd->add_option("--seed", o->seed, "random seed (default: the scenario's)")
                    ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{INT64_MAX}));
   cmd->add_option("--threads", o->threads, "evaluation threads (results do not depend on it)")

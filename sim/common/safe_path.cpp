@@ -47,16 +47,17 @@ fs::path path_under(const fs::path& root, const std::vector<std::string>& compon
     if (c.empty())
       throw InputError(fmt::format("{} = '': an empty path component (expected a name)", what));
     if (c.find('\0') != std::string::npos || fs::path(c).is_absolute())
-      throw InputError(fmt::format("{} = '{}': an absolute path where a name under {} was "
-                                   "expected",
-                                   what, c, root.string()));
+      throw InputError(
+          fmt::format("{} = '{}': an absolute path where a name under {} was "
+                      "expected",
+                      what, c, root.string()));
     joined /= c;
   }
   if (!stays_under(root, joined))
-    throw InputError(fmt::format("{} = '{}': the path {} leaves {} (expected a name that stays "
-                                 "under it)",
-                                 what, relative,
-                                 joined.lexically_normal().string(), root.string()));
+    throw InputError(
+        fmt::format("{} = '{}': the path {} leaves {} (expected a name that stays "
+                    "under it)",
+                    what, relative, joined.lexically_normal().string(), root.string()));
   return joined.lexically_normal();
 }
 

@@ -16,7 +16,11 @@ bool identifier_char(char c) {
 // Decodes one UTF-8 sequence at text[i]; returns its length, or 0 for an invalid byte.
 std::size_t decode(std::string_view text, std::size_t i, char32_t& cp) {
   const auto b = static_cast<unsigned char>(text[i]);
-  std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  std::size_t len = b < 0x80           ? 1
+                    : (b >> 5) == 0x6  ? 2
+                    : (b >> 4) == 0xE  ? 3
+                    : (b >> 3) == 0x1E ? 4
+                                       : 0;
   if (len == 0 || i + len > text.size()) return 0;
   cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
   for (std::size_t k = 1; k < len; ++k) {
@@ -35,16 +39,16 @@ bool forbidden(char32_t cp) {
 }  // namespace
 
 std::optional<std::string> identifier_problem(std::string_view name) {
-  const std::string expected =
-      fmt::format("expected 1 to {} characters of A-Z a-z 0-9 . _ -, not starting with '.'",
-                  kMaxNameLength);
+  const std::string expected = fmt::format(
+      "expected 1 to {} characters of A-Z a-z 0-9 . _ -, not starting with '.'", kMaxNameLength);
   if (name.empty()) return "empty (" + expected + ")";
   if (name.size() > kMaxNameLength)
     return fmt::format("{} characters is too long ({})", name.size(), expected);
   for (char c : name) {
     if (identifier_char(c)) continue;
     const auto u = static_cast<unsigned char>(c);
-    if (u > 0x20 && u < 0x7F) return fmt::format("holds '{}', which a name may not ({})", c, expected);
+    if (u > 0x20 && u < 0x7F)
+      return fmt::format("holds '{}', which a name may not ({})", c, expected);
     return "holds a character not allowed in a name (" + expected + ")";
   }
   if (name.front() == '.') return "starts with '.' (" + expected + ")";
@@ -57,9 +61,10 @@ std::optional<std::string> text_problem(std::string_view text) {
     const std::size_t len = decode(text, i, cp);
     if (len == 0) return "is not valid UTF-8 (expected UTF-8 text)";
     if (forbidden(cp))
-      return fmt::format("holds the control or bidirectional character U+{:04X} (expected "
-                         "printable text)",
-                         static_cast<std::uint32_t>(cp));
+      return fmt::format(
+          "holds the control or bidirectional character U+{:04X} (expected "
+          "printable text)",
+          static_cast<std::uint32_t>(cp));
     i += len;
   }
   return std::nullopt;
@@ -75,8 +80,10 @@ std::string printable(std::string_view text) {
       ++i;
       continue;
     }
-    if (forbidden(cp)) out += fmt::format("\\u{{{:04X}}}", static_cast<std::uint32_t>(cp));
-    else out.append(text.substr(i, len));
+    if (forbidden(cp))
+      out += fmt::format("\\u{{{:04X}}}", static_cast<std::uint32_t>(cp));
+    else
+      out.append(text.substr(i, len));
     i += len;
   }
   return out;

@@ -14,7 +14,8 @@ std::string Diagnostics::where(int line) const {
 void Diagnostics::error(int line, const std::string& key_path, const std::string& value,
                         const std::string& message) {
   // printable(): a value with a bidi override must not turn the message around.
-  lines_.push_back(printable(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message)));
+  lines_.push_back(
+      printable(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message)));
 }
 
 void Diagnostics::error(int line, const std::string& key_path, const std::string& message) {

@@ -80,8 +80,10 @@ bool is_missing(const std::string& text) { return text.empty() || text == "-" ||
 
 // Parses every cell; NaN marks "no direct link".
 std::optional<std::vector<double>> to_values(Context& ctx, const Grid& grid, std::size_t n,
-                                             const std::string& path, units::Parsed (*parse)(std::string_view),
-                                             const std::string& default_unit, const ValueRange& range) {
+                                             const std::string& path,
+                                             units::Parsed (*parse)(std::string_view),
+                                             const std::string& default_unit,
+                                             const ValueRange& range) {
   bool ok = true;
   if (grid.size() != n) {
     ctx.diag.error(grid.empty() ? 0 : grid[0][0].line, path,
@@ -135,8 +137,9 @@ void parse_matrix(Context& ctx, YamlSection s, const DeviceRegions& regions, Sce
 
   auto delay = to_values(ctx, *delay_grid, n, "network.matrix.delay", units::parse_duration_s,
                          delay_unit.value_or(""), ranges::kLinkDelay);
-  auto bandwidth = to_values(ctx, *bandwidth_grid, n, "network.matrix.bandwidth",
-                             units::parse_bandwidth_Bps, bandwidth_unit.value_or(""), ranges::kBandwidth);
+  auto bandwidth =
+      to_values(ctx, *bandwidth_grid, n, "network.matrix.bandwidth", units::parse_bandwidth_Bps,
+                bandwidth_unit.value_or(""), ranges::kBandwidth);
   if (!delay || !bandwidth) return;
 
   for (std::size_t i = 0; i < n; ++i)

@@ -98,9 +98,10 @@ void check_memory(Context& ctx, const YAML::Node& root, const DeviceRegions& reg
     in.table_side = static_cast<std::int64_t>(names.size());
   }
   const YAML::Node placement_kind = child(child(root, "placement"), "kind");
-  if (placement_kind.IsDefined() && placement_kind.IsScalar() && placement_kind.Scalar() == "scheduler")
-    in.scheduler_population =
-        std::max<std::int64_t>(2, integer_of(child(child(root, "scheduler"), "population")).value_or(100));
+  if (placement_kind.IsDefined() && placement_kind.IsScalar() &&
+      placement_kind.Scalar() == "scheduler")
+    in.scheduler_population = std::max<std::int64_t>(
+        2, integer_of(child(child(root, "scheduler"), "population")).value_or(100));
   const auto budget = memory_budget();
   if (!budget) return;
   const MemoryEstimate e = estimate_memory(in);

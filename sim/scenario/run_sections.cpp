@@ -68,8 +68,8 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
     sim.network_model = *m == "flow" ? NetworkModel::flow : NetworkModel::tcp;
   if (auto i = s.integer("iterations", 1, 1'000'000)) sim.iterations = static_cast<int>(*i);
   if (auto f = s.text("compute_profile")) {
-    sim.compute_profile = ctx.resolve(*f, s.line_of("compute_profile"), "simulation.compute_profile")
-                              .value_or("");
+    sim.compute_profile =
+        ctx.resolve(*f, s.line_of("compute_profile"), "simulation.compute_profile").value_or("");
     if (!sim.compute_profile.empty() && !std::filesystem::exists(sim.compute_profile))
       ctx.diag.error(s.line_of("compute_profile"), "simulation.compute_profile", *f,
                      fmt::format("no such file ({})", sim.compute_profile));

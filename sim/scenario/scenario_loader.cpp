@@ -109,8 +109,10 @@ Scenario parse_scenario(const std::string& text, const std::string& display_name
   if (auto name = top.text("name")) {
     // The name becomes a directory under results/ and, through the cluster name, part of
     // namespace names: nothing in it may climb out of a directory or need quoting.
-    if (auto problem = identifier_problem(*name)) diag.error(top.line_of("name"), "name", *name, *problem);
-    else s.name = *name;
+    if (auto problem = identifier_problem(*name))
+      diag.error(top.line_of("name"), "name", *name, *problem);
+    else
+      s.name = *name;
   }
   if (auto d = top.text("description")) s.description = *d;
   if (auto seed = top.integer("seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*seed);

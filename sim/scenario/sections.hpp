@@ -17,7 +17,8 @@ struct Context {
   // A file the scenario reads: an absolute path is taken as given (the user wrote it out); a
   // relative one resolves against base_dir and must stay under it, symlinks included, else
   // the problem is reported at `line` for `key` and nullopt returned.
-  std::optional<std::string> resolve(const std::string& file, int line, const std::string& key) const;
+  std::optional<std::string> resolve(const std::string& file, int line,
+                                     const std::string& key) const;
 };
 
 // What the devices section says about regions, for the network section to use.

@@ -36,6 +36,8 @@ void check(const YAML::Node& node, const std::string& path, Diagnostics& diag, i
 
 }  // namespace
 
-void check_scenario_text(const YAML::Node& root, Diagnostics& diag) { check(root, "", diag, 0); }
+void check_scenario_text(const YAML::Node& root, Diagnostics& diag) {
+  check(root, "", diag, 0);
+}
 
 }  // namespace geotrain

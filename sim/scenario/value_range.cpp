@@ -24,9 +24,15 @@ std::string largest(double v, const std::array<Unit, N>& units) {
 // Sizes read best in the largest unit that divides them exactly, binary or decimal
 // (1 GiB, 1 PB), and in bytes otherwise (1448 B).
 std::string bytes_text(double v) {
-  constexpr std::array<Unit, 9> units{{{"KB", 1e3}, {"KiB", 1024.0}, {"MB", 1e6},
-                                       {"MiB", 1048576.0}, {"GB", 1e9}, {"GiB", 1073741824.0},
-                                       {"TB", 1e12}, {"TiB", 1099511627776.0}, {"PB", 1e15}}};
+  constexpr std::array<Unit, 9> units{{{"KB", 1e3},
+                                       {"KiB", 1024.0},
+                                       {"MB", 1e6},
+                                       {"MiB", 1048576.0},
+                                       {"GB", 1e9},
+                                       {"GiB", 1073741824.0},
+                                       {"TB", 1e12},
+                                       {"TiB", 1099511627776.0},
+                                       {"PB", 1e15}}};
   const Unit* best = nullptr;
   for (const auto& u : units)
     if (v >= u.second && std::fmod(v, u.second) == 0) best = &u;
@@ -49,14 +55,19 @@ std::string format_in_unit(Quantity q, double v) {
     case Quantity::duration:
       return duration_text(v);
     case Quantity::bandwidth:
-      return largest(v * 8, std::array<Unit, 5>{{{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6},
-                                                 {"Gbps", 1e9}, {"Tbps", 1e12}}});
+      return largest(
+          v * 8, std::array<Unit, 5>{
+                     {{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}}});
     case Quantity::bytes:
       return bytes_text(v);
     case Quantity::flops:
-      return largest(v, std::array<Unit, 7>{{{"FLOPS", 1}, {"KFLOPS", 1e3}, {"MFLOPS", 1e6},
-                                             {"GFLOPS", 1e9}, {"TFLOPS", 1e12},
-                                             {"PFLOPS", 1e15}, {"EFLOPS", 1e18}}});
+      return largest(v, std::array<Unit, 7>{{{"FLOPS", 1},
+                                             {"KFLOPS", 1e3},
+                                             {"MFLOPS", 1e6},
+                                             {"GFLOPS", 1e9},
+                                             {"TFLOPS", 1e12},
+                                             {"PFLOPS", 1e15},
+                                             {"EFLOPS", 1e18}}});
   }
   return fmt::format("{:g}", v);
 }

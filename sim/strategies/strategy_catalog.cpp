@@ -25,7 +25,8 @@ ParamDecl number(std::string name, double def, double min, double max, std::stri
   return {std::move(name), ParamKind::number, ParamValue{def}, std::move(help), min, max, {}};
 }
 ParamDecl duration(std::string name, double def_s, ValueRange r, std::string help) {
-  return {std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), r.min, r.max, {}};
+  return {
+      std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), r.min, r.max, {}};
 }
 
 // library: Gloo's own all-reduce (what LibTorch runs; sim/program/gloo_algorithms.hpp).
@@ -76,7 +77,8 @@ std::vector<StrategyDecl> decentralized_strategies() {
         choice("wire_dtype", "fp32", {"fp32", "fp16", "bf16"}, "pseudo-gradient dtype on the wire"),
         choice("averaging", "wait-for-all", {"wait-for-all", "timeout"},
                "all-reduce with everyone, or only the workers ready within `timeout` of the first"),
-        duration("timeout", 1800, ranges::kRunTime, "averaging timeout (hivemind's averaging_timeout)"),
+        duration("timeout", 1800, ranges::kRunTime,
+                 "averaging timeout (hivemind's averaging_timeout)"),
         choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm (wait-for-all)")},
        data_parallel_check},
       {"sdpipe-preduce",
@@ -127,7 +129,8 @@ std::vector<StrategyDecl> build_catalog() {
        data_parallel_check},
       {"ddp-bucketed",
        "PyTorch-DDP-like gradient buckets all-reduced while backward goes on (COS 598D task 3)",
-       {bytes("bucket_size", 25e6, ValueRange{Quantity::bytes, 1, 1e15}, "gradient bytes per bucket (PyTorch's default 25 MB)"),
+       {bytes("bucket_size", 25e6, ValueRange{Quantity::bytes, 1, 1e15},
+              "gradient bytes per bucket (PyTorch's default 25 MB)"),
         choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm")},
        data_parallel_check},
       {"gpipe",

@@ -1,12 +1,12 @@
 // The up-front memory estimate (sim/scenario/memory_estimate.hpp), exercised through
 // GEOTRAIN_MEMORY_LIMIT: nothing here allocates what it estimates.
-#include <catch2/catch.hpp>
+#include "sim/scenario/memory_estimate.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
 #include "sim/common/error.hpp"
 #include "sim/common/memory_budget.hpp"
-#include "sim/scenario/memory_estimate.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
 using namespace geotrain;
@@ -17,8 +17,9 @@ struct LimitScope {
   explicit LimitScope(const char* value) { ::setenv(kMemoryLimitVariable, value, 1); }
   ~LimitScope() { ::unsetenv(kMemoryLimitVariable); }
 };
-const std::string kCase2 = "devices: {count: 100000}\nnetwork: {case: 2}\nmodel: {preset: gpt-tiny}\n"
-                           "strategy: {name: ddp-allreduce}\n";
+const std::string kCase2 =
+    "devices: {count: 100000}\nnetwork: {case: 2}\nmodel: {preset: gpt-tiny}\n"
+    "strategy: {name: ddp-allreduce}\n";
 }  // namespace
 
 TEST_CASE("the estimate grows with the pair tables", "[memory]") {
@@ -34,7 +35,8 @@ TEST_CASE("the estimate grows with the pair tables", "[memory]") {
         "1024 devices, region table 8 x 8, scheduler 1024 x 1024 and population 100");
 }
 
-TEST_CASE("work that cannot fit is refused at the device count, with the estimate", "[memory][errors]") {
+TEST_CASE("work that cannot fit is refused at the device count, with the estimate",
+          "[memory][errors]") {
   LimitScope limit("1GiB");
   try {
     parse_scenario(kCase2, "big.yaml", "");
@@ -51,9 +53,10 @@ TEST_CASE("work that cannot fit is refused at the device count, with the estimat
 TEST_CASE("a small scenario passes under a small limit; a bad limit is bad input", "[memory]") {
   {
     LimitScope limit("200MiB");
-    CHECK_NOTHROW(parse_scenario("devices: {count: 64}\nnetwork: {case: 5}\nmodel: {preset: gpt-tiny}\n"
-                                 "strategy: {name: ddp-allreduce}\n",
-                                 "small.yaml", ""));
+    CHECK_NOTHROW(
+        parse_scenario("devices: {count: 64}\nnetwork: {case: 5}\nmodel: {preset: gpt-tiny}\n"
+                       "strategy: {name: ddp-allreduce}\n",
+                       "small.yaml", ""));
   }
   LimitScope limit("lots");
   CHECK_THROWS_AS(parse_scenario(kCase2, "big.yaml", ""), InputError);

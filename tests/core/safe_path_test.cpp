@@ -1,11 +1,13 @@
-// path_under (sim/common/safe_path.hpp): nothing built from a scenario or a flag may leave its root.
-#include <catch2/catch.hpp>
+// path_under (sim/common/safe_path.hpp): nothing built from a scenario or a flag may leave its
+// root.
+#include "sim/common/safe_path.hpp"
 
-#include <filesystem>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <filesystem>
+
 #include "sim/common/error.hpp"
-#include "sim/common/safe_path.hpp"
 
 namespace fs = std::filesystem;
 using namespace geotrain;
@@ -13,7 +15,8 @@ using namespace geotrain;
 namespace {
 // A fresh folder of this test (pid in the name: parallel ctest runs do not share it).
 fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("geotrain_safe_path_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("geotrain_safe_path_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "root");
   return dir;

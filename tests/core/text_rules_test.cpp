@@ -1,7 +1,7 @@
 // The name and free-text rules (sim/common/text_rules.hpp).
-#include <catch2/catch.hpp>
-
 #include "sim/common/text_rules.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace geotrain;
 
@@ -9,7 +9,8 @@ TEST_CASE("identifiers are [A-Za-z0-9._-], 1 to 64 characters, not starting with
   CHECK_FALSE(identifier_problem("dtfm_case5"));
   CHECK_FALSE(identifier_problem("a.b-c_D9"));
   CHECK_FALSE(identifier_problem(std::string(64, 'x')));
-  CHECK(identifier_problem(std::string(65, 'x')).value().rfind("65 characters is too long", 0) == 0);
+  CHECK(identifier_problem(std::string(65, 'x')).value().rfind("65 characters is too long", 0) ==
+        0);
   CHECK(identifier_problem("").value().rfind("empty", 0) == 0);
   CHECK(identifier_problem(".hidden").value().rfind("starts with '.'", 0) == 0);
   CHECK(identifier_problem("..").has_value());
@@ -26,7 +27,7 @@ TEST_CASE("free text refuses control and bidi characters and invalid UTF-8", "[t
         "holds the control or bidirectional character U+000A (expected printable text)");
   CHECK(text_problem("a\x1b[2J").value().find("U+001B") != std::string::npos);
   CHECK(text_problem("a\x7f").value().find("U+007F") != std::string::npos);
-  CHECK(text_problem("a\xC2\x85").value().find("U+0085") != std::string::npos);       // C1 NEL
+  CHECK(text_problem("a\xC2\x85").value().find("U+0085") != std::string::npos);         // C1 NEL
   CHECK(text_problem("x\xE2\x80\xAEtxt").value().find("U+202E") != std::string::npos);  // RLO
   CHECK(text_problem("x\xE2\x80\xAA").value().find("U+202A") != std::string::npos);     // LRE
   CHECK(text_problem("x\xE2\x81\xA6").value().find("U+2066") != std::string::npos);     // LRI

@@ -1,20 +1,19 @@
 // Physical ranges and their messages (sim/scenario/value_range.hpp).
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include "sim/scenario/value_range.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace geotrain;
 
 TEST_CASE("range messages state both bounds in units", "[ranges]") {
   CHECK(range_problem(ranges::kBandwidth, 1.25e308).value() ==
         "out of range (expected 1 bps ... 10 Tbps)");
-  CHECK(range_problem(ranges::kTcpBuffer, 0).value() ==
-        "out of range (expected 1448 B ... 1 GiB)");
+  CHECK(range_problem(ranges::kTcpBuffer, 0).value() == "out of range (expected 1448 B ... 1 GiB)");
   CHECK(range_problem(ranges::kLinkDelay, 3600).value() == "out of range (expected 0 s ... 10 s)");
   CHECK(range_problem(ranges::kRunTime, -1).value() == "out of range (expected 0 s ... 168 h)");
-  CHECK(range_problem(ranges::kDeviceMemory, 1).value() == "out of range (expected 1 MB ... 100 TB)");
+  CHECK(range_problem(ranges::kDeviceMemory, 1).value() ==
+        "out of range (expected 1 MB ... 100 TB)");
   CHECK(range_problem(ranges::kDeviceFlops, 1e30).value() ==
         "out of range (expected 1 MFLOPS ... 1 EFLOPS)");
 }
