@@ -50,7 +50,7 @@ TEST_CASE("work that cannot fit is refused at the device count, with the estimat
   }
 }
 
-TEST_CASE("a small scenario passes under a small limit; a bad limit is bad input", "[memory]") {
+TEST_CASE("a small scenario passes under a small limit, a bad limit is bad input", "[memory]") {
   {
     LimitScope limit("200MiB");
     CHECK_NOTHROW(

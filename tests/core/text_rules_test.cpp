@@ -5,7 +5,7 @@
 
 using namespace geotrain;
 
-TEST_CASE("identifiers are [A-Za-z0-9._-], 1 to 64 characters, not starting with a dot", "[text]") {
+TEST_CASE("identifiers are letters, digits, dot, underscore and dash, 1 to 64 characters, not starting with a dot", "[text]") {
   CHECK_FALSE(identifier_problem("dtfm_case5"));
   CHECK_FALSE(identifier_problem("a.b-c_D9"));
   CHECK_FALSE(identifier_problem(std::string(64, 'x')));
