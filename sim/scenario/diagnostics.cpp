@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/common/one_line.hpp"
 
 namespace geotrain {
 
@@ -12,11 +13,11 @@ std::string Diagnostics::where(int line) const {
 
 void Diagnostics::error(int line, const std::string& key_path, const std::string& value,
                         const std::string& message) {
-  lines_.push_back(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message));
+  lines_.push_back(one_line(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message)));
 }
 
 void Diagnostics::error(int line, const std::string& key_path, const std::string& message) {
-  lines_.push_back(fmt::format("{}: {}: {}", where(line), key_path, message));
+  lines_.push_back(one_line(fmt::format("{}: {}: {}", where(line), key_path, message)));
 }
 
 void Diagnostics::throw_if_errors() const {
