@@ -21,7 +21,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--results", o->results, "results root for the default directory");
   cmd->add_option("--set", o->sets, "override a scenario key for both runs: key.path=value (repeatable)");
   cmd->add_option("--steps", o->steps, "emulated training iterations (default: training.steps)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--sim-iterations", o->sim_iterations, "simulated iterations (default: as many as the measured run, warm-up included)")
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-model-effects{false}", o->model_effects,

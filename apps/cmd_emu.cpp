@@ -20,6 +20,7 @@
 #include "emu/net/interrupt.hpp"
 #include "emu/net/linktest/link_test.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
 namespace geotrain::cli {
@@ -121,7 +122,10 @@ std::string default_out(const Scenario& s) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  return fmt::format("results/{}/emu-linktest/{}-{}/linktest.json", s.name, stamp, getpid());
+  return path_under("results", {s.name, "emu-linktest", fmt::format("{}-{}", stamp, getpid()),
+                                "linktest.json"},
+                    "name")
+      .string();
 }
 
 int run_linktest(const EmuArgs& a, bool backend_given) {
@@ -197,7 +201,8 @@ void add_emu_command(CLI::App& app, Action& action) {
   add_cluster_options(lt, *a);
   lt->add_option("--pairs", a->pairs, "all | sample:K");
   lt->add_flag("--sequential", a->sequential, "one pair at a time (default: rounds of disjoint pairs)");
-  lt->add_option("--window", a->window_s, "bandwidth window in seconds (default: max(1 s, 4 RTT))");
+  lt->add_option("--window", a->window_s, "bandwidth window in seconds (default: max(1 s, 4 RTT))")
+      ->check(CLI::Range(0.0, 3600.0));
   lt->add_option("--out", a->out, "JSON file (default: results/<scenario>/emu-linktest/<run>/linktest.json)");
   lt->callback([&action, a, lt] {
     const bool given = lt->count("--delay-backend") > 0;

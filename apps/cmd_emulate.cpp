@@ -42,7 +42,8 @@ void add_emulate_command(CLI::App& app, Action& action) {
   auto& o = a->options;
   auto* cmd = app.add_subcommand("emulate", "train for real (LibTorch workers) on the emulated network of a scenario");
   cmd->add_option("scenario", o.scenario_path, "scenario YAML file")->required();
-  cmd->add_option("--steps", o.steps, "training iterations (default: training.steps)")->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", o.steps, "training iterations (default: training.steps)")
+      ->check(CLI::Range(1, 100'000'000));  // the range of training.steps
   cmd->add_option("--out", o.out, "run directory (default: results/<scenario>/emu/<NNN>)");
   cmd->add_option("--results", o.results_root, "results root for the default run directory");
   cmd->add_option("--cluster", o.cluster, "use this running `geotrain emu up` cluster instead of building one");

@@ -13,6 +13,7 @@
 
 #include "apps/commands.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scheduler/scheduler.hpp"
@@ -53,7 +54,7 @@ int evaluate_file(const Scenario& s, const Options& o) {
 
 // results/<scenario>/schedule/<scheduler>-seed<S>[-n]: a run never overwrites another.
 fs::path output_dir(const Scenario& s, const Options& o, const std::string& name, std::uint64_t seed) {
-  const fs::path base = fs::path(o.results) / s.name / "schedule";
+  const fs::path base = path_under(o.results, {s.name, "schedule"}, "name");
   const std::string stem = fmt::format("{}-seed{}", name, seed);
   fs::path dir = base / stem;
   for (int n = 2; fs::exists(dir); ++n) dir = base / fmt::format("{}-{}", stem, n);
@@ -137,10 +138,14 @@ void add_schedule_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->file, "scenario YAML file")->required();
   cmd->add_option("--scheduler", o->scheduler, "gcma, baseline or random (default: the scenario's)");
-  cmd->add_option("--trials", o->trials, "offspring after the initial population")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--population", o->population, "initial random candidates")->check(CLI::PositiveNumber);
-  auto* seed = cmd->add_option("--seed", o->seed, "random seed (default: the scenario's)");
-  cmd->add_option("--threads", o->threads, "evaluation threads (results do not depend on it)")->check(CLI::PositiveNumber);
+  cmd->add_option("--trials", o->trials, "offspring after the initial population")
+      ->check(CLI::Range(0, 100'000'000));  // the ranges of scheduler.trials / .population
+  cmd->add_option("--population", o->population, "initial random candidates")
+      ->check(CLI::Range(2, 1'000'000));
+  auto* seed = cmd->add_option("--seed", o->seed, "random seed (default: the scenario's)")
+                   ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{INT64_MAX}));
+  cmd->add_option("--threads", o->threads, "evaluation threads (results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--out", o->out, "assignment file to write (default: results/<scenario>/schedule/<run>/)");
   cmd->add_option("--results", o->results, "results folder");
   cmd->add_option("--evaluate", o->evaluate, "print the costs of this assignment file as JSON and exit");

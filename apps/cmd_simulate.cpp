@@ -9,6 +9,7 @@
 
 #include "apps/commands.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
 #include "sim/engine/results_writer.hpp"
 #include "sim/engine/run_directory.hpp"
 #include "sim/engine/simulation.hpp"
@@ -56,6 +57,9 @@ void print_table(const engine::SimulationResult& r, const std::string& dir) {
 
 int run(const SimulateOptions& o) {
   const Scenario s = load_scenario(o.file, o.sets);
+  // The run directory is claimed after the simulation; a results path that would leave its
+  // root (a symlink under results/) is refused now, before minutes of simulating.
+  if (o.out.empty()) path_under(o.results, {s.name, "sim"}, "name");
   // placement: {kind: scheduler}: DT-FM's scheduler (scenario.scheduler) picks it first.
   std::optional<Assignment> scheduled;
   if (s.placement.kind == PlacementKind::scheduler) scheduled = schedule_assignment(s);

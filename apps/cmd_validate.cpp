@@ -15,6 +15,7 @@
 #include "apps/commands.hpp"
 #include "apps/compare_run.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
 #include "sim/compare/error_stats.hpp"
 
 namespace fs = std::filesystem;
@@ -83,15 +84,17 @@ void write_summary(const ValidateOptions& o, const std::string& csv,
 }
 
 int run_validate(const ValidateOptions& o) {
+  const auto files = suite(o);  // bad --scenarios is refused before anything is created
   fs::create_directories(o.out);
   std::string csv;
   std::map<std::string, std::vector<double>> errors, mean_errors;
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
-  for (const auto& file : suite(o)) {
+  for (const auto& file : files) {
     const auto [variant, network] = variant_and_network(file.stem().string());
     CompareOptions c;
     c.scenario = file.string();
-    c.out = o.out + "/" + file.stem().string();
+    // A file named "...yaml" has the stem "..": its folder must still be under --out.
+    c.out = path_under(o.out, {file.stem().string()}, "--scenarios file").string();
     c.steps = o.steps;
     c.quiet = true;
     if ((o.reuse || o.reuse_only) && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
@@ -128,7 +131,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--scenarios", o->scenarios, "folder of suite scenarios");
   cmd->add_option("--out", o->out, "results folder (default results/validation)");
   cmd->add_option("--only", o->only, "only scenarios whose file name contains this");
-  cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)");
+  cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)")
+      ->check(CLI::Range(1, 100'000'000));
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
   cmd->add_flag("--reuse-only", o->reuse_only, "compare only the cases whose emulation is already there");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");

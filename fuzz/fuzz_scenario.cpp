@@ -1,5 +1,5 @@
 // libFuzzer target: the bytes are a scenario's YAML text (scenario_check.hpp says what is checked
-// and what counts as a finding). Run it with scripts/fuzz.sh; see fuzz/README.md.
+// and what counts as a finding). Run it with scripts/sanitize.sh fuzz; see fuzz/README.md.
 #include <cstddef>
 #include <cstdint>
 #include <string>

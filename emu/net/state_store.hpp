@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/safe_path.hpp"
+
 namespace geotrain::emu {
 
 struct ClusterRecord {
@@ -44,7 +46,10 @@ class StateStore {
   std::string delayer_stats(const std::string& netns) const { return dir_ + "/" + netns + ".stats.json"; }
 
  private:
-  std::string path_of(const std::string& cluster) const { return dir_ + "/" + cluster + ".json"; }
+  // Checked: `emu down ../../etc/x` must not remove /etc/x.json.
+  std::string path_of(const std::string& cluster) const {
+    return path_under(dir_, {cluster + ".json"}, "cluster").string();
+  }
   std::string dir_;
 };
 

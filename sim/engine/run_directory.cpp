@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -12,7 +13,8 @@ namespace geotrain::engine {
 
 std::string claim_run_directory(const std::string& results_root, const std::string& scenario,
                                 const std::string& executor) {
-  const fs::path base = fs::path(results_root) / scenario / executor;
+  // Checked before anything is created: a refused name leaves no directory behind.
+  const fs::path base = path_under(results_root, {scenario, executor}, "name");
   std::error_code ec;
   fs::create_directories(base, ec);
   if (ec) throw SystemError(fmt::format("mkdir -p {}", base.string()), ec.value(), ec.message());

@@ -9,7 +9,8 @@ namespace geotrain::engine {
 std::string claim_run_directory(const std::string& results_root, const std::string& scenario,
                                 const std::string& executor);
 
-// An explicit --out: created if missing; refused (InputError) if it already holds a run.
+// An explicit --out: created if missing; refused (InputError) if it already holds a run. It is
+// the user's own choice of path, taken as given; no part of it comes from the scenario.
 std::string claim_explicit_directory(const std::string& dir);
 
 }  // namespace geotrain::engine

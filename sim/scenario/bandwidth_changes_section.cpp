@@ -82,8 +82,8 @@ void read_devices(YamlSection& s, int device_count, BandwidthSelector& sel, bool
 
 // {every, until, factor_min, factor_max, seed}: the seeded form.
 bool read_seeded(YamlSection& s, std::uint64_t default_seed, BandwidthChangeSpec& c) {
-  const auto every = s.duration_s("every", true);
-  const auto until = s.duration_s("until", true);
+  const auto every = s.duration_s("every", ranges::kRunTime, true);
+  const auto until = s.duration_s("until", ranges::kRunTime, true);
   const auto lo = factor(s, "factor_min");
   const auto hi = factor(s, "factor_max");
   const auto seed = s.integer("seed", 0, INT64_MAX);
@@ -134,7 +134,7 @@ bool read_entry(YamlSection& s, const Scenario& out, BandwidthChangeSpec& c) {
                      "factor_min, factor_max[, seed]})");
     ok = read_seeded(s, out.seed, c) && ok;
   } else {
-    const auto at = s.duration_s("at", true);
+    const auto at = s.duration_s("at", ranges::kRunTime, true);
     const auto f = factor(s, "factor");
     ok = ok && at && f;
     if (at) c.at_s = *at;

@@ -31,7 +31,7 @@ void parse_custom_profiles(Context& ctx, const YAML::Node& node, const std::stri
     profile.name = name;
     auto fp32 = p.flops("fp32", true);
     auto fp16 = p.flops("fp16");
-    auto memory = p.bytes("memory", true);
+    auto memory = p.bytes("memory", ranges::kDeviceMemory, true);
     auto efficiency = p.number("efficiency", 1e-6, 1.0);
     p.finish();
     if (!fp32 || !memory) continue;
@@ -92,6 +92,12 @@ DeviceRegions parse_devices(Context& ctx, YamlSection s, Scenario& out) {
   parse_custom_profiles(ctx, s.raw("profiles"), s.key_path("profiles"), out);
   const std::string default_profile = profile_name(s, out).value_or("V100");
   auto count = s.integer("count", 1, kMaxDevices);
+  regions.count_line = s.line();
+  if (count) {
+    regions.count_line = s.line_of("count");
+    regions.count_key = s.key_path("count");
+    regions.count_text = std::to_string(*count);
+  }
   const YAML::Node region_list = s.raw("regions");
   const YAML::Node groups = s.raw("groups");
 
@@ -137,6 +143,7 @@ DeviceRegions parse_devices(Context& ctx, YamlSection s, Scenario& out) {
     ctx.diag.error(s.line(), "devices", "missing count (expected count: N or a groups list)");
   }
   parse_overrides(ctx, s.raw("overrides"), s.key_path("overrides"), out);
+  if (regions.count_text.empty()) regions.count_text = std::to_string(out.devices.size());
   s.finish();
   return regions;
 }

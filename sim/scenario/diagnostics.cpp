@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
-#include "sim/common/one_line.hpp"
+#include "sim/common/text_rules.hpp"
 
 namespace geotrain {
 
@@ -13,11 +13,13 @@ std::string Diagnostics::where(int line) const {
 
 void Diagnostics::error(int line, const std::string& key_path, const std::string& value,
                         const std::string& message) {
-  lines_.push_back(one_line(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message)));
+  // printable(): a value with a bidi override must not turn the message around.
+  lines_.push_back(
+      printable(fmt::format("{}: {} = '{}': {}", where(line), key_path, value, message)));
 }
 
 void Diagnostics::error(int line, const std::string& key_path, const std::string& message) {
-  lines_.push_back(one_line(fmt::format("{}: {}: {}", where(line), key_path, message)));
+  lines_.push_back(printable(fmt::format("{}: {}: {}", where(line), key_path, message)));
 }
 
 void Diagnostics::throw_if_errors() const {

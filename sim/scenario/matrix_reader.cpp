@@ -37,11 +37,14 @@ std::optional<Grid> read_inline(Context& ctx, const YAML::Node& node, const std:
 }
 
 std::optional<Grid> read_csv(Context& ctx, const std::string& file, int line, const std::string& path) {
-  const std::string full = ctx.resolve(file);
+  const auto resolved = ctx.resolve(file, line, path);
+  if (!resolved) return std::nullopt;
+  const std::string full = *resolved;
   // A device never ends (/dev/zero) and its one endless "line" would take all memory.
   std::error_code ec;
   if (std::filesystem::exists(full, ec) && !std::filesystem::is_regular_file(full, ec)) {
-    ctx.diag.error(line, path, file, fmt::format("'{}' is not a regular file (expected a CSV file)", full));
+    ctx.diag.error(line, path, file,
+                   fmt::format("'{}' is not a regular file (expected a CSV file)", full));
     return std::nullopt;
   }
   std::ifstream in(full);
@@ -85,8 +88,10 @@ bool is_missing(const std::string& text) { return text.empty() || text == "-" ||
 
 // Parses every cell; NaN marks "no direct link".
 std::optional<std::vector<double>> to_values(Context& ctx, const Grid& grid, std::size_t n,
-                                             const std::string& path, units::Parsed (*parse)(std::string_view),
-                                             const std::string& default_unit, bool positive) {
+                                             const std::string& path,
+                                             units::Parsed (*parse)(std::string_view),
+                                             const std::string& default_unit,
+                                             const ValueRange& range) {
   bool ok = true;
   if (grid.size() != n) {
     ctx.diag.error(grid.empty() ? 0 : grid[0][0].line, path,
@@ -112,8 +117,8 @@ std::optional<std::vector<double>> to_values(Context& ctx, const Grid& grid, std
       if (!parsed.ok()) {
         ctx.diag.error(cell.line, where, cell.text, parsed.error);
         ok = false;
-      } else if (parsed.value < 0 || (positive && parsed.value == 0)) {
-        ctx.diag.error(cell.line, where, cell.text, positive ? "must be positive" : "must not be negative");
+      } else if (auto problem = range_problem(range, parsed.value)) {
+        ctx.diag.error(cell.line, where, cell.text, *problem);
         ok = false;
       } else {
         values[i * n + j] = parsed.value;
@@ -139,9 +144,10 @@ void parse_matrix(Context& ctx, YamlSection s, const DeviceRegions& regions, Sce
   if (!delay_grid || !bandwidth_grid || n == 0) return;
 
   auto delay = to_values(ctx, *delay_grid, n, "network.matrix.delay", units::parse_duration_s,
-                         delay_unit.value_or(""), false);
-  auto bandwidth = to_values(ctx, *bandwidth_grid, n, "network.matrix.bandwidth",
-                             units::parse_bandwidth_Bps, bandwidth_unit.value_or(""), true);
+                         delay_unit.value_or(""), ranges::kLinkDelay);
+  auto bandwidth =
+      to_values(ctx, *bandwidth_grid, n, "network.matrix.bandwidth", units::parse_bandwidth_Bps,
+                bandwidth_unit.value_or(""), ranges::kBandwidth);
   if (!delay || !bandwidth) return;
 
   for (std::size_t i = 0; i < n; ++i)

@@ -31,7 +31,7 @@ void index_regions(const std::vector<std::string>& names_of_devices,
 }
 
 std::optional<Link> parse_link(YamlSection s) {
-  auto delay = s.duration_s("delay", true);
+  auto delay = s.duration_s("delay", ranges::kLinkDelay, true);
   auto bandwidth = s.bandwidth_Bps("bandwidth", true);
   s.finish();
   if (!delay || !bandwidth) return std::nullopt;
@@ -108,7 +108,7 @@ void parse_regions(Context& ctx, YamlSection s, const DeviceRegions& device_regi
 
 void parse_dtfm_case(Context& ctx, YamlSection& s, const DeviceRegions& device_regions,
                      Scenario& out, std::int64_t case_id) {
-  const auto intra_delay = s.duration_s("intra_delay");
+  const auto intra_delay = s.duration_s("intra_delay", ranges::kLinkDelay);
   if (intra_delay && case_id < 4)
     ctx.diag.error(s.line_of("intra_delay"), "network.intra_delay",
                    fmt::format("case {} has no configurable intra-region delay (only cases 4 and 5)",
@@ -142,11 +142,11 @@ void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regi
                    given == 0 ? "names no network (expected one of case, regions, matrix)"
                               : "gives more than one of case, regions, matrix (expected exactly one)");
   const auto delays_are = s.choice("delays_are", {"one-way", "rtt"}, "delay convention");
-  if (auto buffer = s.bytes("tcp_buffer")) out.tcp_buffer_bytes = *buffer;
+  if (auto buffer = s.bytes("tcp_buffer", ranges::kTcpBuffer)) out.tcp_buffer_bytes = *buffer;
   const YAML::Node bandwidth_changes = s.raw("bandwidth_changes");
 
   if (case_id && given == 1) parse_dtfm_case(ctx, s, device_regions, out, *case_id);
-  else s.duration_s("intra_delay");
+  else s.duration_s("intra_delay", ranges::kLinkDelay);
   if (has_regions && given == 1) parse_regions(ctx, s.child("regions"), device_regions, out);
   else s.child("regions");
   if (has_matrix && given == 1) parse_matrix(ctx, s.child("matrix"), device_regions, out);

@@ -13,14 +13,25 @@
 
 #include <filesystem>
 
+#include "sim/common/safe_path.hpp"
 #include "sim/scenario/sections.hpp"
 
 namespace geotrain::sections {
 
-std::string Context::resolve(const std::string& file) const {
+std::optional<std::string> Context::resolve(const std::string& file, int line,
+                                            const std::string& key) const {
   const std::filesystem::path p(file);
-  if (p.is_absolute() || base_dir.empty()) return p.string();
-  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+  if (p.is_absolute()) return p.string();
+  const std::filesystem::path root = base_dir.empty() ? "." : base_dir;
+  const std::filesystem::path full = (root / p).lexically_normal();
+  if (file.empty() || !stays_under(root, full)) {
+    diag.error(line, key, file,
+               fmt::format("leaves the scenario's folder {} (expected a file in it or below it, "
+                           "or an absolute path)",
+                           root.string()));
+    return std::nullopt;
+  }
+  return base_dir.empty() ? p.lexically_normal().string() : full.string();
 }
 
 void parse_placement(Context& ctx, YamlSection s, Scenario& out) {
@@ -33,8 +44,8 @@ void parse_placement(Context& ctx, YamlSection s, Scenario& out) {
   }
   if (auto seed = s.integer("seed", 0, INT64_MAX)) p.seed = static_cast<std::uint64_t>(*seed);
   if (auto file = s.text("file", p.kind == PlacementKind::file)) {
-    p.file = ctx.resolve(*file);
-    if (!std::filesystem::exists(p.file))
+    p.file = ctx.resolve(*file, s.line_of("file"), "placement.file").value_or("");
+    if (!p.file.empty() && !std::filesystem::exists(p.file))
       ctx.diag.error(s.line_of("file"), "placement.file", *file,
                      fmt::format("no such file ({})", p.file));
   }
@@ -46,8 +57,8 @@ void parse_scheduler(Context&, YamlSection s, Scenario& out) {
   if (auto name = s.choice("name", {"gcma", "random", "baseline"}, "scheduler")) sc.name = *name;
   if (auto p = s.integer("population", 2, 1'000'000)) sc.population = static_cast<int>(*p);
   if (auto t = s.integer("trials", 0, 100'000'000)) sc.trials = static_cast<int>(*t);
-  if (auto g = s.bytes("gradient_size")) sc.gradient_bytes = *g;
-  if (auto a = s.bytes("activation_size")) sc.activation_bytes = *a;
+  if (auto g = s.bytes("gradient_size", ranges::kModelBytes)) sc.gradient_bytes = *g;
+  if (auto a = s.bytes("activation_size", ranges::kModelBytes)) sc.activation_bytes = *a;
   s.finish();
 }
 
@@ -57,8 +68,9 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
     sim.network_model = *m == "flow" ? NetworkModel::flow : NetworkModel::tcp;
   if (auto i = s.integer("iterations", 1, 1'000'000)) sim.iterations = static_cast<int>(*i);
   if (auto f = s.text("compute_profile")) {
-    sim.compute_profile = ctx.resolve(*f);
-    if (!std::filesystem::exists(sim.compute_profile))
+    sim.compute_profile =
+        ctx.resolve(*f, s.line_of("compute_profile"), "simulation.compute_profile").value_or("");
+    if (!sim.compute_profile.empty() && !std::filesystem::exists(sim.compute_profile))
       ctx.diag.error(s.line_of("compute_profile"), "simulation.compute_profile", *f,
                      fmt::format("no such file ({})", sim.compute_profile));
   }
@@ -96,7 +108,7 @@ void parse_emulation(Context& ctx, YamlSection s, Scenario& out) {
 void parse_stragglers(Context&, YamlSection s, Scenario& out) {
   StragglerSpec& st = out.stragglers;
   if (auto p = s.number("probability", 0, 1)) st.probability = *p;
-  if (auto d = s.duration_s("sleep")) st.sleep_s = *d;
+  if (auto d = s.duration_s("sleep", ranges::kRunTime)) st.sleep_s = *d;
   if (auto seed = s.integer("seed", 0, INT64_MAX)) st.seed = static_cast<std::uint64_t>(*seed);
   s.finish();
 }

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
-#include "sim/common/one_line.hpp"
+#include "sim/common/text_rules.hpp"
+#include "sim/scenario/memory_estimate.hpp"
 #include "sim/scenario/sections.hpp"
+#include "sim/scenario/text_check.hpp"
 #include "sim/strategies/strategy_catalog.hpp"
 
 namespace geotrain {
@@ -86,9 +88,9 @@ Scenario parse_scenario(const std::string& text, const std::string& display_name
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(
-        fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, one_line(e.msg)));
+        fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, printable(e.msg)));
   } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("{}: malformed YAML: {}", display_name, one_line(e.msg)));
+    throw ScenarioError(fmt::format("{}: malformed YAML: {}", display_name, printable(e.msg)));
   }
   if (!root.IsDefined() || root.IsNull())
     throw ScenarioError(fmt::format("{}: the file is empty (expected a scenario with devices, "
@@ -99,17 +101,35 @@ Scenario parse_scenario(const std::string& text, const std::string& display_name
                                     display_name, line_of(root)));
   for (const auto& o : overrides) apply_override(root, o, diag);
   diag.throw_if_errors();
+  // Control and bidi characters anywhere are refused before binding, so no later message,
+  // log line or result file carries one.
+  check_scenario_text(root, diag);
+  diag.throw_if_errors();
 
   Scenario s;
   s.path = display_name;
-  s.name = std::filesystem::path(display_name).stem().string();
+  // Without `name:` the file's stem names the results directory, made into a valid name
+  // (the file name is the user's choice on the command line, not the scenario's).
+  s.name = identifier_from(std::filesystem::path(display_name).stem().string());
   sections::Context ctx{diag, base_dir};
   YamlSection top(diag, root, "");
-  if (auto name = top.text("name")) s.name = *name;
+  if (auto name = top.text("name")) {
+    // The name becomes a directory under results/ and, through the cluster name, part of
+    // namespace names: nothing in it may climb out of a directory or need quoting.
+    if (auto problem = identifier_problem(*name))
+      diag.error(top.line_of("name"), "name", *name, *problem);
+    else
+      s.name = *name;
+  }
   if (auto d = top.text("description")) s.description = *d;
   if (auto seed = top.integer("seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*seed);
 
   const auto regions = sections::parse_devices(ctx, top.child("devices"), s);
+  // Before the network is built: a device count whose tables cannot fit is refused here,
+  // with the estimate, instead of by the OOM killer.
+  const std::size_t problems_before = diag.lines().size();
+  sections::check_memory(ctx, root, regions, static_cast<std::int64_t>(s.devices.size()));
+  if (diag.lines().size() > problems_before) diag.throw_if_errors();
   sections::parse_network(ctx, top.child("network"), regions, s);
   sections::parse_model(ctx, top.child("model"), s);
   sections::parse_emulation(ctx, top.child("emulation"), s);

@@ -2,6 +2,7 @@
 // Internal to the scenario loader: one function per top-level section. Each reads its keys
 // through YamlSection (so line numbers and unknown keys are handled the same everywhere) and
 // fills its part of the Scenario.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,22 @@ namespace geotrain::sections {
 struct Context {
   Diagnostics& diag;
   std::string base_dir;  // relative file names in the scenario resolve against this
-  std::string resolve(const std::string& file) const;
+  // A file the scenario reads: an absolute path is taken as given (the user wrote it out); a
+  // relative one resolves against base_dir and must stay under it, symlinks included, else
+  // the problem is reported at `line` for `key` and nullopt returned.
+  std::optional<std::string> resolve(const std::string& file, int line,
+                                     const std::string& key) const;
 };
 
 // What the devices section says about regions, for the network section to use.
 struct DeviceRegions {
   std::vector<std::string> region_of_device;  // empty when the devices section names no regions
   int line = 0;
+  // Where the device count was given (devices.count, or the devices section for groups), for
+  // messages about what that many devices would cost.
+  int count_line = 0;
+  std::string count_key = "devices";
+  std::string count_text;
 };
 
 DeviceRegions parse_devices(Context& ctx, YamlSection section, Scenario& out);

@@ -27,10 +27,12 @@ std::optional<ParamValue> read_param(YamlSection& s, const ParamDecl& p) {
       if (auto v = s.boolean(p.name)) return ParamValue{*v};
       break;
     case ParamKind::bytes:
-      if (auto v = s.bytes(p.name)) return ParamValue{*v};
+      if (auto v = s.bytes(p.name, ValueRange{Quantity::bytes, p.min, p.max}))
+        return ParamValue{*v};
       break;
     case ParamKind::duration:
-      if (auto v = s.duration_s(p.name)) return ParamValue{*v};
+      if (auto v = s.duration_s(p.name, ValueRange{Quantity::duration, p.min, p.max}))
+        return ParamValue{*v};
       break;
   }
   return std::nullopt;

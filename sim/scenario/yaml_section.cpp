@@ -100,7 +100,7 @@ std::optional<double> YamlSection::number(const std::string& key, double min, do
   }
   if (v < min || v > max) {
     diag_.error(line_of(key), key_path(key), *text,
-                fmt::format("out of range (expected {} to {})", min, max));
+                fmt::format("out of range (expected {} ... {})", min, max));
     return std::nullopt;
   }
   return v;
@@ -113,13 +113,14 @@ std::optional<std::int64_t> YamlSection::integer(const std::string& key, std::in
   std::int64_t v = 0;
   const char* end = text->data() + text->size();
   auto [ptr, ec] = std::from_chars(text->data(), end, v);
-  if (ec != std::errc() || ptr != end) {
+  const bool too_large = ec == std::errc::result_out_of_range && ptr == end;
+  if ((ec != std::errc() || ptr != end) && !too_large) {
     diag_.error(line_of(key), key_path(key), *text, "expected a whole number");
     return std::nullopt;
   }
-  if (v < min || v > max) {
+  if (too_large || v < min || v > max) {
     diag_.error(line_of(key), key_path(key), *text,
-                fmt::format("out of range (expected {} to {})", min, max));
+                fmt::format("out of range (expected {} ... {})", min, max));
     return std::nullopt;
   }
   return v;
@@ -156,35 +157,36 @@ namespace {
 using Parser = units::Parsed (*)(std::string_view);
 }
 
-static std::optional<double> unit_value(YamlSection& s, const std::string& key, bool required,
+static std::optional<double> unit_value(YamlSection& s, const std::string& key,
                                         std::optional<std::string> text, Parser parse,
-                                        bool zero_ok) {
-  (void)required;
+                                        const ValueRange& range) {
   if (!text) return std::nullopt;
   const auto parsed = parse(*text);
   if (!parsed.ok()) {
     s.diag().error(s.line_of(key), s.key_path(key), *text, parsed.error);
     return std::nullopt;
   }
-  if (parsed.value < 0 || (!zero_ok && parsed.value == 0)) {
-    s.diag().error(s.line_of(key), s.key_path(key), *text,
-                   zero_ok ? "must not be negative" : "must be positive");
+  if (auto problem = range_problem(range, parsed.value)) {
+    s.diag().error(s.line_of(key), s.key_path(key), *text, *problem);
     return std::nullopt;
   }
   return parsed.value;
 }
 
-std::optional<double> YamlSection::duration_s(const std::string& key, bool required) {
-  return unit_value(*this, key, required, scalar(key, required), units::parse_duration_s, true);
+std::optional<double> YamlSection::duration_s(const std::string& key, const ValueRange& range,
+                                              bool required) {
+  return unit_value(*this, key, scalar(key, required), units::parse_duration_s, range);
 }
 std::optional<double> YamlSection::bandwidth_Bps(const std::string& key, bool required) {
-  return unit_value(*this, key, required, scalar(key, required), units::parse_bandwidth_Bps, false);
+  return unit_value(*this, key, scalar(key, required), units::parse_bandwidth_Bps,
+                    ranges::kBandwidth);
 }
-std::optional<double> YamlSection::bytes(const std::string& key, bool required) {
-  return unit_value(*this, key, required, scalar(key, required), units::parse_bytes, true);
+std::optional<double> YamlSection::bytes(const std::string& key, const ValueRange& range,
+                                         bool required) {
+  return unit_value(*this, key, scalar(key, required), units::parse_bytes, range);
 }
 std::optional<double> YamlSection::flops(const std::string& key, bool required) {
-  return unit_value(*this, key, required, scalar(key, required), units::parse_flops, false);
+  return unit_value(*this, key, scalar(key, required), units::parse_flops, ranges::kDeviceFlops);
 }
 
 YamlSection YamlSection::child(const std::string& key) {

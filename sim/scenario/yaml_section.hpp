@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/scenario/diagnostics.hpp"
+#include "sim/scenario/value_range.hpp"
 
 namespace geotrain {
 
@@ -41,10 +42,13 @@ class YamlSection {
   // One of `choices`, with did-you-mean.
   std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& choices,
                                     const std::string& what, bool required = false);
-  // Unit-aware values; `positive` rejects zero and negatives.
-  std::optional<double> duration_s(const std::string& key, bool required = false);
+  // Unit-aware values, checked against their physical range (value_range.hpp), which the
+  // message states in units: "out of range (expected 1 bps ... 10 Tbps)".
+  std::optional<double> duration_s(const std::string& key, const ValueRange& range,
+                                   bool required = false);
   std::optional<double> bandwidth_Bps(const std::string& key, bool required = false);
-  std::optional<double> bytes(const std::string& key, bool required = false);
+  std::optional<double> bytes(const std::string& key, const ValueRange& range,
+                              bool required = false);
   std::optional<double> flops(const std::string& key, bool required = false);
 
   // A nested map (absent -> a section with present() == false).

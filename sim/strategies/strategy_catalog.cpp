@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/scenario/diagnostics.hpp"
+#include "sim/scenario/value_range.hpp"
 
 namespace geotrain {
 
@@ -16,14 +17,16 @@ ParamDecl choice(std::string name, std::string def, std::vector<std::string> cho
 ParamDecl integer(std::string name, std::int64_t def, double min, double max, std::string help) {
   return {std::move(name), ParamKind::integer, ParamValue{def}, std::move(help), min, max, {}};
 }
-ParamDecl bytes(std::string name, double def, std::string help) {
-  return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), 0, 1e300, {}};
+// Sizes and durations carry their physical range (sim/scenario/value_range.hpp).
+ParamDecl bytes(std::string name, double def, ValueRange r, std::string help) {
+  return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), r.min, r.max, {}};
 }
 ParamDecl number(std::string name, double def, double min, double max, std::string help) {
   return {std::move(name), ParamKind::number, ParamValue{def}, std::move(help), min, max, {}};
 }
-ParamDecl duration(std::string name, double def_s, std::string help) {
-  return {std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), 0, 1e300, {}};
+ParamDecl duration(std::string name, double def_s, ValueRange r, std::string help) {
+  return {
+      std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), r.min, r.max, {}};
 }
 
 // library: Gloo's own all-reduce (what LibTorch runs; sim/program/gloo_algorithms.hpp).
@@ -74,7 +77,8 @@ std::vector<StrategyDecl> decentralized_strategies() {
         choice("wire_dtype", "fp32", {"fp32", "fp16", "bf16"}, "pseudo-gradient dtype on the wire"),
         choice("averaging", "wait-for-all", {"wait-for-all", "timeout"},
                "all-reduce with everyone, or only the workers ready within `timeout` of the first"),
-        duration("timeout", 1800, "averaging timeout (hivemind's averaging_timeout)"),
+        duration("timeout", 1800, ranges::kRunTime,
+                 "averaging timeout (hivemind's averaging_timeout)"),
         choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm (wait-for-all)")},
        data_parallel_check},
       {"sdpipe-preduce",
@@ -83,9 +87,9 @@ std::vector<StrategyDecl> decentralized_strategies() {
        {integer("stages", 1, 1, 1e6, "pipeline stages S"),
         integer("replicas", 1, 1, 1e6, "data-parallel replicas D"),
         choice("schedule", "1f1b", {"gpipe", "1f1b"}, "micro-batch schedule"),
-        duration("window_initial", 1e-3, "first partial-reduce window"),
-        duration("window_min", 1e-5, "smallest window"),
-        duration("window_max", 1e-2, "largest window"),
+        duration("window_initial", 1e-3, ranges::kWindow, "first partial-reduce window"),
+        duration("window_min", 1e-5, ranges::kWindow, "smallest window"),
+        duration("window_max", 1e-2, ranges::kWindow, "largest window"),
         integer("full_sync_every", 0, 0, 1e9,
                 "updates between forced full syncs (0: 10 x replicas, SD-Pipe's default)")},
        sdpipe_check},
@@ -125,7 +129,8 @@ std::vector<StrategyDecl> build_catalog() {
        data_parallel_check},
       {"ddp-bucketed",
        "PyTorch-DDP-like gradient buckets all-reduced while backward goes on (COS 598D task 3)",
-       {bytes("bucket_size", 25e6, "gradient bytes per bucket (PyTorch's default 25 MB)"),
+       {bytes("bucket_size", 25e6, ValueRange{Quantity::bytes, 1, 1e15},
+              "gradient bytes per bucket (PyTorch's default 25 MB)"),
         choice("algorithm", "ring", kCollectiveAlgorithms, "all-reduce algorithm")},
        data_parallel_check},
       {"gpipe",
