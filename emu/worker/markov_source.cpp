@@ -23,7 +23,7 @@ struct SplitMix64 {
 }  // namespace
 
 MarkovSource::MarkovSource(int vocab, int successors, std::uint64_t seed)
-    : vocab_(vocab), successors_(successors), seed_(seed) {
+    : successors_(successors), seed_(seed) {
   SplitMix64 rng{seed * 0x2545f4914f6cdd1dull + 1};
   const auto K = static_cast<std::size_t>(successors);
   next_.resize(static_cast<std::size_t>(vocab) * K);

@@ -27,7 +27,6 @@ class MarkovSource {
  private:
   int draw(const double* cumulative, double u) const;
 
-  int vocab_;
   int successors_;
   std::uint64_t seed_;
   std::vector<int> next_;          // vocab x successors

@@ -14,7 +14,7 @@
 
 namespace geotrain {
 
-class Scenario;
+struct Scenario;
 
 struct Assignment {
   int stages = 0;

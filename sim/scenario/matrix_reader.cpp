@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -39,6 +40,13 @@ std::optional<Grid> read_csv(Context& ctx, const std::string& file, int line, co
   const auto resolved = ctx.resolve(file, line, path);
   if (!resolved) return std::nullopt;
   const std::string full = *resolved;
+  // A device never ends (/dev/zero) and its one endless "line" would take all memory.
+  std::error_code ec;
+  if (std::filesystem::exists(full, ec) && !std::filesystem::is_regular_file(full, ec)) {
+    ctx.diag.error(line, path, file,
+                   fmt::format("'{}' is not a regular file (expected a CSV file)", full));
+    return std::nullopt;
+  }
   std::ifstream in(full);
   if (!in) {
     ctx.diag.error(line, path, file, fmt::format("cannot open CSV file '{}'", full));

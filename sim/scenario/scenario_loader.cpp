@@ -53,6 +53,12 @@ void apply_override(YAML::Node& root, const std::string& text, Diagnostics& diag
 }
 
 std::string read_file(const std::string& path) {
+  // A device never ends (/dev/zero would take all memory); a directory reads as empty. Pipes
+  // stay allowed: `geotrain check <(generate)` is a fair use.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec) || fs::is_character_file(path, ec) || fs::is_block_file(path, ec))
+    throw ScenarioError(fmt::format("{}: not a regular file (expected a scenario YAML file)", path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw ScenarioError(fmt::format("{}: cannot open scenario file: {}", path, std::strerror(errno)));
@@ -81,9 +87,10 @@ Scenario parse_scenario(const std::string& text, const std::string& display_name
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw ScenarioError(fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, e.msg));
+    throw ScenarioError(
+        fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, printable(e.msg)));
   } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("{}: malformed YAML: {}", display_name, e.msg));
+    throw ScenarioError(fmt::format("{}: malformed YAML: {}", display_name, printable(e.msg)));
   }
   if (!root.IsDefined() || root.IsNull())
     throw ScenarioError(fmt::format("{}: the file is empty (expected a scenario with devices, "

@@ -10,7 +10,7 @@
 
 namespace geotrain {
 
-class Scenario;
+struct Scenario;
 
 // Workload sizes of the cost model, derived as DT-FM does unless the scenario overrides them:
 //   gradient_bytes   = gradient parameters x bytes of the gradient dtype / stages

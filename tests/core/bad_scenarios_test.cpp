@@ -60,3 +60,15 @@ TEST_CASE("a missing scenario file names the file", "[scenario][errors]") {
           "/nonexistent/dir/scenario.yaml: cannot open scenario file: No such file or directory");
   }
 }
+
+TEST_CASE("a device or a folder given as the scenario is refused before reading", "[scenario][errors]") {
+  for (const std::string path : {"/dev/zero", "/tmp"}) {
+    INFO(path);
+    try {
+      load_scenario(path);
+      FAIL("accepted " + path);
+    } catch (const ScenarioError& e) {
+      CHECK(std::string(e.what()) == path + ": not a regular file (expected a scenario YAML file)");
+    }
+  }
+}
