@@ -9,6 +9,7 @@ PACKAGES=(
   catch2 libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   python3 python3-matplotlib
   iproute2 iptables libnetfilter-queue-dev libmnl-dev procps kmod
+  util-linux iputils-ping
 )
 
 missing=()
