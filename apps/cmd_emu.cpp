@@ -19,6 +19,7 @@
 #include "emu/net/host_checks.hpp"
 #include "emu/net/interrupt.hpp"
 #include "emu/net/linktest/link_test.hpp"
+#include "emu/net/orphan_reaper.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -33,6 +34,11 @@ struct EmuArgs {
   bool dry_run = false, all = false, sequential = false;
   double window_s = 0;
 };
+
+// Clusters whose owner died without removing them (emu/net/orphan_reaper.hpp): one line each.
+void reap_orphans(const emu::StateStore& store) {
+  for (const auto& reaped : emu::reap_orphaned_clusters(store)) fmt::print(stderr, "{}\n", reaped.line());
+}
 
 emu::UpOptions up_options(const EmuArgs& a) {
   emu::UpOptions o;
@@ -70,6 +76,7 @@ int run_up(const EmuArgs& a, bool backend_given) {
     fmt::print("{}{}", emu::format_plan(plan), emu::format_bandwidth_plan(emu::plan_bandwidth_changes(s, plan.layout)));
     return 0;
   }
+  reap_orphans(store);
   const auto t0 = std::chrono::steady_clock::now();
   const emu::ClusterRecord r = emu::bring_up(s, o, store);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -98,6 +105,7 @@ int run_down(const EmuArgs& a) {
 
 int run_status() {
   const emu::StateStore store;
+  reap_orphans(store);
   const auto clusters = emu::cluster_status(store);
   if (clusters.empty()) fmt::print("no emulated cluster\n");
   bool healthy = true;
@@ -108,8 +116,11 @@ int run_status() {
       healthy = false;
       continue;
     }
-    fmt::print("{}: {} ranks, subnet {}, backend {}, scenario {}{}\n", r.cluster, r.ranks, r.subnet,
-               r.backend, r.scenario, r.complete ? "" : " (INCOMPLETE: geotrain died while building it)");
+    fmt::print("{}: {} ranks, subnet {}, backend {}, scenario {}{}{}\n", r.cluster, r.ranks, r.subnet,
+               r.backend, r.scenario, r.complete ? "" : " (INCOMPLETE: still building, or its builder died)",
+               !r.owner ? "" : emu::owner_gone(r) ? fmt::format(" (ORPHANED: owner pid {} is gone)", r.owner->pid)
+                                                  : fmt::format(" (lives with pid {})", r.owner->pid));
+    healthy = healthy && !emu::owner_gone(r);
     for (const auto& h : c.ranks)
       if (!h.namespace_present || !h.delayer_problem.empty())
         fmt::print("  {}: {}\n", h.netns, h.namespace_present ? h.delayer_problem : "namespace missing");
@@ -137,9 +148,13 @@ int run_linktest(const EmuArgs& a, bool backend_given) {
   auto existing = store.load(name);
   // Without a running cluster of that name, one is built for the test and removed after it.
   std::unique_ptr<emu::CleanupOnSignal> cleanup;
+  std::unique_ptr<emu::ClusterGuard> guard;  // declared before `remove`: dropped after the teardown
   bool temporary = false;
   if (!existing || !existing->complete) {
-    existing = emu::bring_up(s, o, store);
+    reap_orphans(store);
+    auto built = emu::bring_up_owned(s, o, store);
+    existing = built.record;
+    guard = std::move(built.guard);
     temporary = true;
     cleanup = std::make_unique<emu::CleanupOnSignal>(name);
     fmt::print("built temporary cluster {} (subnet {}, backend {})\n", name, existing->subnet, existing->backend);
@@ -204,6 +219,8 @@ void add_emu_command(CLI::App& app, Action& action) {
   lt->add_option("--window", a->window_s, "bandwidth window in seconds (default: max(1 s, 4 RTT))")
       ->check(CLI::Range(0.0, 3600.0));
   lt->add_option("--out", a->out, "JSON file (default: results/<scenario>/emu-linktest/<run>/linktest.json)");
+  add_emu_guard_command(emu_cmd, action);
+
   lt->callback([&action, a, lt] {
     const bool given = lt->count("--delay-backend") > 0;
     action = [a, given] { return run_linktest(*a, given); };

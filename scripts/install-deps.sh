@@ -9,11 +9,9 @@ PACKAGES=(
   catch2 libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   python3 python3-matplotlib
   iproute2 iptables libnetfilter-queue-dev libmnl-dev procps kmod
-<<<<<<< HEAD
-  slurm-wlm munge   # the sweep's Slurm job-array test (tests/sweep, label slurm)
-=======
-  clang-14 libclang-rt-14-dev
->>>>>>> h-fuzz
+  util-linux iputils-ping   # setpriv/nsenter and ping in the emulated network's tests
+  slurm-wlm munge           # the sweep's Slurm job-array test (tests/sweep, label slurm)
+  clang-14 libclang-rt-14-dev   # the sanitized tests and the fuzzer (scripts/sanitize.sh)
 )
 
 missing=()

@@ -18,6 +18,7 @@
 #include "emu/net/bandwidth_plan.hpp"
 #include "emu/net/host_checks.hpp"
 #include "emu/net/linktest/link_test.hpp"
+#include "emu/net/orphan_reaper.hpp"
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/log.hpp"
@@ -176,6 +177,8 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   fs::copy_file(s.path, dir + "/scenario.yaml", fs::copy_options::overwrite_existing, ec);
   write_worker_job(job, dir + "/job.json");
 
+  for (const auto& reaped : reap_orphaned_clusters(StateStore()))
+    if (o.on_line) o.on_line(reaped.line());
   RunCluster cluster(s, o.cluster, o.backend.value_or(s.emulation.delay_backend));
   if (o.on_line)
     o.on_line(fmt::format("cluster {}: {} ranks, subnet {}, backend {}{}", cluster.record().cluster,

@@ -70,7 +70,9 @@ RunCluster::RunCluster(const Scenario& s, const std::string& existing, DelayBack
     o.backend = backend;
     // bring_up guards its own building (and restores the default handlers when it returns);
     // from then on this run's guard covers the cluster until remove().
-    record_ = bring_up(s, o, store_);
+    auto built = bring_up_owned(s, o, store_);
+    record_ = built.record;
+    guard_ = std::move(built.guard);
     owned_ = true;
     cleanup_ = std::make_unique<CleanupOnSignal>(o.cluster);
   }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "emu/net/cluster_guard.hpp"
 #include "emu/net/cluster_layout.hpp"
 #include "emu/net/interrupt.hpp"
 #include "emu/net/state_store.hpp"
@@ -24,7 +25,8 @@ nlohmann::ordered_json emu_manifest(const Scenario& scenario, const std::vector<
                                     const nlohmann::ordered_json& extra);
 
 // The cluster of a run. Built here: removed (namespaces, qdiscs, rules, delayers, anything
-// still running inside) by the destructor, and cleaned up on SIGINT/SIGTERM/crash meanwhile.
+// still running inside) by the destructor, cleaned up on SIGINT/SIGTERM/crash meanwhile, and by
+// its guardian if the launcher dies without unwinding (kill -9; emu/net/cluster_guard.hpp).
 // Borrowed (`name` of a running `emu up` cluster): left as it was.
 class RunCluster {
  public:
@@ -43,6 +45,7 @@ class RunCluster {
   StateStore store_;
   ClusterRecord record_;
   std::unique_ptr<ClusterLayout> layout_;
+  std::unique_ptr<ClusterGuard> guard_;
   std::unique_ptr<CleanupOnSignal> cleanup_;
   bool owned_ = false;
   bool removed_ = false;

@@ -32,8 +32,10 @@ void delete_namespaces(const std::vector<std::string>& namespaces) {
 
 }  // namespace
 
-ClusterBuilder::ClusterBuilder(const Plan& plan, const StateStore& store, std::string scenario_path)
+ClusterBuilder::ClusterBuilder(const Plan& plan, const StateStore& store, std::string scenario_path,
+                               const ProcessIdentity& builder)
     : plan_(plan), store_(store) {
+  record_.owner = builder;
   record_.cluster = plan.layout.cluster();
   record_.scenario = std::move(scenario_path);
   record_.subnet = plan.layout.subnet().to_string();
@@ -87,9 +89,10 @@ void ClusterBuilder::run_group(const std::vector<const Step*>& group) {
   }
 }
 
-ClusterRecord ClusterBuilder::keep() {
+ClusterRecord ClusterBuilder::keep(Lifetime lifetime) {
   kept_ = true;
   record_.complete = true;
+  if (lifetime == Lifetime::until_down) record_.owner.reset();
   store_.save(record_);
   return record_;
 }

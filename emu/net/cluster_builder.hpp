@@ -14,17 +14,25 @@
 
 namespace geotrain::emu {
 
+// What happens to a built cluster: it stays until `emu down` (emu up), or it lives with the
+// process that built it (emulate, a temporary link test; see cluster_guard.hpp).
+enum class Lifetime { until_down, with_owner };
+
 class ClusterBuilder {
  public:
-  ClusterBuilder(const Plan& plan, const StateStore& store, std::string scenario_path);
+  // builder: the process building it, named in the record as its owner while it builds (its
+  // guardian must be running already), so a kill -9 half-way leaves nothing for long.
+  ClusterBuilder(const Plan& plan, const StateStore& store, std::string scenario_path,
+                 const ProcessIdentity& builder);
   ~ClusterBuilder();
   ClusterBuilder(const ClusterBuilder&) = delete;
   ClusterBuilder& operator=(const ClusterBuilder&) = delete;
 
   // Runs every step (batched); throws on the first failure (the destructor then undoes).
   void build();
-  // The cluster stays after this object is gone; returns its record (marked complete).
-  ClusterRecord keep();
+  // The cluster stays after this object is gone; returns its record (marked complete, and with
+  // no owner for Lifetime::until_down).
+  ClusterRecord keep(Lifetime lifetime);
   // Undo now (what the destructor does).
   void undo();
 

@@ -3,16 +3,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "emu/net/netns_util.hpp"
+#include "emu/net/plan.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::emu {
@@ -28,8 +31,12 @@ std::string tail_of(const std::string& path) {
   return text.size() > 400 ? text.substr(text.size() - 400) : text;
 }
 
-[[noreturn]] void exec_in_child(const Command& command, const StateStore& store, int ready_fd) {
+[[noreturn]] void exec_in_child(const Command& command, const StateStore& store, int ready_fd, pid_t parent) {
   setsid();
+  // Until it reports ready the delayer dies with its starter (a kill -9 of geotrain before then
+  // must not leave a delayer the guardian's scan missed); the delayer clears this once ready.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(126);
   const int ns = open(("/run/netns/" + command.netns).c_str(), O_RDONLY);
   if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
     dprintf(2, "cannot enter namespace %s: %s\n", command.netns.c_str(), std::strerror(errno));
@@ -55,9 +62,10 @@ std::string tail_of(const std::string& path) {
 pid_t start_delayer(const Command& command, const StateStore& store, double timeout_s) {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0) throw SystemError("pipe", errno, std::strerror(errno));
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw SystemError("fork", errno, std::strerror(errno));
-  if (pid == 0) exec_in_child(command, store, ready[1]);
+  if (pid == 0) exec_in_child(command, store, ready[1], parent);
   close(ready[1]);
   char buf[16] = {};
   pollfd pfd{ready[0], POLLIN, 0};
@@ -97,8 +105,10 @@ std::string delayer_health(const std::string& netns, pid_t pid, const std::vecto
   }
   for (int q : queues)
     if (std::find(bound.begin(), bound.end(), q) == bound.end())
-      return "queue " + std::to_string(q) + " has no listener (packets from rank " +
-             std::to_string(q) + " are dropped)";
+      return "queue " + std::to_string(q) + " has no listener (" +
+             (q >= kEgressIcmpQueueBase ? "ICMP to rank " + std::to_string(q - kEgressIcmpQueueBase)
+                                        : "packets from rank " + std::to_string(q)) +
+             " are dropped)";
   if (dropped > 0) return "the kernel dropped " + std::to_string(dropped) + " queued packets (queue full)";
   return "";
 }

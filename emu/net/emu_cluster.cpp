@@ -12,6 +12,7 @@
 #include "emu/net/host_checks.hpp"
 #include "emu/net/interrupt.hpp"
 #include "emu/net/netns_util.hpp"
+#include "emu/net/process_identity.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::emu {
@@ -79,7 +80,10 @@ Plan plan_cluster(const Scenario& scenario, const UpOptions& options, const Stat
   return plan;
 }
 
-ClusterRecord bring_up(const Scenario& scenario, const UpOptions& options, const StateStore& store) {
+namespace {
+
+OwnedCluster build_cluster(const Scenario& scenario, const UpOptions& options, const StateStore& store,
+                           Lifetime lifetime) {
   require_network_privileges("geotrain emu up");
   const std::string name = options.cluster.empty() ? cluster_name_from(scenario.name) : options.cluster;
   ClusterLayout(name, 1, Ipv4Subnet{0x0A000000u, 8});  // validates the name before anything else
@@ -89,9 +93,24 @@ ClusterRecord bring_up(const Scenario& scenario, const UpOptions& options, const
     throw InputError("delayer '" + plan_delayer(plan) + "' is not an executable (build the "
                      "geotrain-delayer target, or pass --delayer PATH)");
   CleanupOnSignal cleanup(name);
-  ClusterBuilder builder(plan, store, scenario.path);
+  // The guardian runs before the record names us and before anything exists; on an exception
+  // the builder undoes first (record removed), then the guard is dropped and its guardian exits.
+  const ProcessIdentity self = this_process();
+  auto guard = std::make_unique<ClusterGuard>(name, store, self);
+  ClusterBuilder builder(plan, store, scenario.path, self);
   builder.build();
-  return builder.keep();
+  return {builder.keep(lifetime), std::move(guard)};
+}
+
+}  // namespace
+
+ClusterRecord bring_up(const Scenario& scenario, const UpOptions& options, const StateStore& store) {
+  // The record names no owner any more: the guard dropped here lets its guardian exit.
+  return build_cluster(scenario, options, store, Lifetime::until_down).record;
+}
+
+OwnedCluster bring_up_owned(const Scenario& scenario, const UpOptions& options, const StateStore& store) {
+  return build_cluster(scenario, options, store, Lifetime::with_owner);
 }
 
 std::string usage_hint(const ClusterRecord& r) {

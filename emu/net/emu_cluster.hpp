@@ -1,9 +1,11 @@
 #pragma once
 // The operations behind `geotrain emu up|down|status`: checks, plan, apply, teardown, health.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "emu/net/cluster_guard.hpp"
 #include "emu/net/plan.hpp"
 #include "emu/net/state_store.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -21,9 +23,19 @@ struct UpOptions {
 // (without it, auto resolves to nfqueue and says so in the plan's notes).
 Plan plan_cluster(const Scenario& scenario, const UpOptions& options, const StateStore& store);
 
-// Checks privileges, name and address range, then builds the cluster and leaves it running.
-// Nothing is left behind when it throws.
+// Checks privileges, name and address range, then builds the cluster and leaves it running
+// until `emu down`. Nothing is left behind when it throws, nor when this process is killed while
+// it builds (its guardian removes what exists, cluster_guard.hpp).
 ClusterRecord bring_up(const Scenario& scenario, const UpOptions& options, const StateStore& store);
+
+// A cluster that lives with this process (emulate, a temporary link test): the caller removes it
+// (teardown_cluster) before dropping the guard; if this process dies first, however it dies, the
+// guardian removes it.
+struct OwnedCluster {
+  ClusterRecord record;
+  std::unique_ptr<ClusterGuard> guard;
+};
+OwnedCluster bring_up_owned(const Scenario& scenario, const UpOptions& options, const StateStore& store);
 
 // How to run a program inside rank r, for people.
 std::string usage_hint(const ClusterRecord& record);

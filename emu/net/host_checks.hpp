@@ -30,7 +30,8 @@ Ipv4Subnet pick_free_subnet(const std::vector<Ipv4Subnet>& host, const std::vect
 // Throws InputError when any namespace of the cluster exists or a record names it.
 void require_cluster_free(const std::string& cluster, const StateStore& store);
 
-// Whether the kernel has sch_netem: adds a netem qdisc in a scratch namespace (needs root).
+// Whether the kernel has sch_netem: adds a netem qdisc in an unnamed scratch namespace that
+// dies with the probe (needs root; util-linux unshare).
 bool netem_available();
 
 }  // namespace geotrain::emu

@@ -4,7 +4,8 @@
 //    the stack unwinds and the RAII owners (ClusterBuilder, TemporaryCluster) undo what exists.
 //  - SIGSEGV/SIGABRT/SIGBUS/SIGFPE/SIGILL cannot unwind: the handler replaces the process with
 //    `geotrain emu down <cluster>` (execv is async-signal-safe), so a crash still cleans up.
-//  - kill -9 runs nothing: `geotrain emu down --all` finds the leftovers by prefix.
+//  - kill -9 runs nothing here: the cluster's guardian (cluster_guard.hpp) removes it, and
+//    `geotrain emu down --all` still finds any leftovers by prefix.
 #include <string>
 
 namespace geotrain::emu {

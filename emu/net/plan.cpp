@@ -94,28 +94,45 @@ void add_shaping(const ClusterLayout& l, const Topology& net, Backend backend,
   }
 }
 
+// Per namespace one delayer serves two kinds of queue:
+//  - ingress, queue = source rank: every packet from that source except ICMP, held on the
+//    receiver's INPUT chain (TCP small queues would throttle a sender whose packets are held);
+//  - egress ICMP, queue = kEgressIcmpQueueBase + destination rank: ICMP to that destination,
+//    held on the sender's OUTPUT chain. A receiver takes ping's receive timestamp (SO_TIMESTAMP)
+//    before the INPUT chain, so an echo reply delayed on ingress read as half the round trip;
+//    delayed before it leaves, the request and the kernel's reply each carry their one-way
+//    delay into the timestamp, and ping reports 2 x delay. ICMP is small: TSQ does not matter.
 void add_delayers(const ClusterLayout& l, const Topology& net, const PlanOptions& o,
                   std::vector<Step>& out) {
-  for (int d = 0; d < l.ranks(); ++d) {
-    const std::string ns = l.rank_namespace(d);
+  for (int r = 0; r < l.ranks(); ++r) {
+    const std::string ns = l.rank_namespace(r);
     std::vector<std::string> args = {"--tag", ns};
-    std::vector<int> sources;
+    std::vector<int> sources, destinations;
     for (int s = 0; s < l.ranks(); ++s) {
-      const auto delay_ns = std::llround(net.delay_s(s, d) * 1e9);
-      if (s == d || delay_ns <= 0) continue;
-      args.push_back("--queue");
-      args.push_back(fmt::format("{}:{}", s, delay_ns));
+      const auto delay_ns = std::llround(net.delay_s(s, r) * 1e9);
+      if (s == r || delay_ns <= 0) continue;
+      args.insert(args.end(), {"--queue", fmt::format("{}:{}", s, delay_ns)});
       sources.push_back(s);
     }
-    if (sources.empty()) continue;
+    for (int d = 0; d < l.ranks(); ++d) {
+      const auto delay_ns = std::llround(net.delay_s(r, d) * 1e9);
+      if (d == r || delay_ns <= 0) continue;
+      args.insert(args.end(), {"--queue", fmt::format("{}:{}", egress_icmp_queue(d), delay_ns)});
+      destinations.push_back(d);
+    }
+    if (sources.empty() && destinations.empty()) continue;
     args.insert(args.end(), {"--queue-maxlen", std::to_string(o.delayer_queue_maxlen), "--rcvbuf",
                              std::to_string(static_cast<long long>(o.delayer_rcvbuf_bytes)),
                              "--realtime", std::to_string(o.delayer_realtime_priority)});
     // The delayer binds its queues before any rule sends packets to them.
     out.push_back({in(ns, Tool::delayer, args), in(ns, Tool::stop_delayer, {})});
     for (int s : sources)
-      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "INPUT", "-s", l.rank_address(s) + "/32",
-                                             "-j", "NFQUEUE", "--queue-num", std::to_string(s)}), {}});
+      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "INPUT", "-s", l.rank_address(s) + "/32", "!", "-p",
+                                             "icmp", "-j", "NFQUEUE", "--queue-num", std::to_string(s)}), {}});
+    for (int d : destinations)
+      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "OUTPUT", "-d", l.rank_address(d) + "/32", "-p", "icmp",
+                                             "-j", "NFQUEUE", "--queue-num",
+                                             std::to_string(egress_icmp_queue(d))}), {}});
   }
 }
 
@@ -154,6 +171,10 @@ std::string backend_name(Backend backend) {
 }
 
 Plan make_plan(const Scenario& scenario, const ClusterLayout& layout, const PlanOptions& options) {
+  if (options.backend == Backend::nfqueue && layout.ranks() > kEgressIcmpQueueBase)
+    throw InputError(fmt::format("{}: {} ranks: the nfqueue delay backend numbers its queues "
+                                 "per rank below {} (expected at most {} ranks)", scenario.path,
+                                 layout.ranks(), kEgressIcmpQueueBase, kEgressIcmpQueueBase));
   const Topology net = scenario.effective_network();
   if (net.device_count() != layout.ranks())
     throw InputError(fmt::format("{}: the network has {} devices but the cluster {} ranks",

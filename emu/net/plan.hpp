@@ -7,10 +7,12 @@
 //  - egress: HTB root, one class per destination (rate = that pair's bandwidth), a u32
 //    `match ip dst` filter per destination; with the netem backend a netem qdisc under each
 //    class delays on the sender as DT-FM does;
-//  - nfqueue backend: the receiver delays instead: iptables INPUT sends each source to its own
-//    NFQUEUE number (= the source rank), and a geotrain-delayer in the namespace holds every
-//    queue's packets for that pair's one-way delay (ingress delay keeps TCP small queues out of
-//    the way, which throttle a sender-side userspace delay);
+//  - nfqueue backend: the receiver delays instead: iptables INPUT sends each source's non-ICMP
+//    packets to its own NFQUEUE number (= the source rank), and a geotrain-delayer in the
+//    namespace holds every queue's packets for that pair's one-way delay (ingress delay keeps
+//    TCP small queues out of the way, which throttle a sender-side userspace delay). ICMP is
+//    delayed on the sender's OUTPUT chain instead (queue kEgressIcmpQueueBase + destination),
+//    so ping's kernel timestamps see 2 x delay (docs/emulated-network.md);
 //  - sysctls: TCP buffer maxima for the bandwidth-delay product, no slow start after idle, no
 //    cached metrics between connections.
 #include <string>
@@ -23,6 +25,11 @@
 namespace geotrain::emu {
 
 enum class Backend { netem, nfqueue };
+
+// nfqueue backend: queue numbers below this are ingress queues (number = source rank), from it
+// up egress ICMP queues (number = this + destination rank). NFQUEUE numbers are 16-bit.
+inline constexpr int kEgressIcmpQueueBase = 32768;
+inline constexpr int egress_icmp_queue(int destination) { return kEgressIcmpQueueBase + destination; }
 
 struct PlanOptions {
   Backend backend = Backend::nfqueue;

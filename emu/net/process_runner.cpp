@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -58,9 +59,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
     throw SystemError("pipe", errno, std::strerror(errno));
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw SystemError("fork for " + joined(argv), errno, std::strerror(errno));
   if (pid == 0) {
+    // Dies with geotrain: an `ip -batch` still creating namespaces after a kill -9 of geotrain
+    // would race the guardian's teardown (cluster_guard.hpp) and leave some behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);

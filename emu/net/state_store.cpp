@@ -19,7 +19,10 @@ json to_json(const ClusterRecord& r) {
   for (const auto& d : r.delayers) delayers.push_back({{"netns", d.netns}, {"pid", d.pid}});
   return {{"cluster", r.cluster}, {"scenario", r.scenario}, {"subnet", r.subnet},
           {"ranks", r.ranks}, {"backend", r.backend}, {"namespaces", r.namespaces},
-          {"delayers", delayers}, {"complete", r.complete}, {"created_unix_s", r.created_unix_s}};
+          {"delayers", delayers}, {"complete", r.complete}, {"created_unix_s", r.created_unix_s},
+          {"owner", r.owner ? json{{"pid", r.owner->pid}, {"start_ticks", r.owner->start_ticks},
+                                   {"pid_namespace", r.owner->pid_namespace}}
+                            : json(nullptr)}};
 }
 
 ClusterRecord from_json(const json& j) {
@@ -34,6 +37,9 @@ ClusterRecord from_json(const json& j) {
     r.delayers.push_back({d.at("netns").get<std::string>(), d.at("pid").get<pid_t>()});
   r.complete = j.value("complete", false);
   r.created_unix_s = j.value("created_unix_s", 0LL);
+  if (const auto o = j.find("owner"); o != j.end() && o->is_object())
+    r.owner = ProcessIdentity{o->at("pid").get<pid_t>(), o->at("start_ticks").get<unsigned long long>(),
+                              o->value("pid_namespace", 0ULL)};
   return r;
 }
 
@@ -85,6 +91,7 @@ std::vector<ClusterRecord> StateStore::load_all() const {
 void StateStore::remove(const std::string& cluster) const {
   std::error_code ec;
   fs::remove(path_of(cluster), ec);
+  fs::remove(path_of(cluster) + ".tmp", ec);  // a save cut short by kill -9
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
     const std::string name = entry.path().filename().string();
     // Delayer logs and stats of this cluster's namespaces: gt-<cluster>-<rank>.*

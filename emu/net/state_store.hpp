@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/net/process_identity.hpp"
 #include "sim/common/safe_path.hpp"
 
 namespace geotrain::emu {
@@ -29,6 +30,11 @@ struct ClusterRecord {
   std::vector<Delayer> delayers;
   bool complete = false;  // false while `up` is still building it (or if it died doing so)
   long long created_unix_s = 0;
+  // The process the cluster lives with (`emulate`, a temporary link test, any command while it
+  // builds): its guardian removes the cluster when that process dies, and the next `emu up`,
+  // `emu status` or `emulate` reaps it if the guardian could not. None: persistent (`emu up`)
+  // until `emu down`.
+  std::optional<ProcessIdentity> owner;
 };
 
 class StateStore {

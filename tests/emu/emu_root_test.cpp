@@ -71,7 +71,9 @@ TEST_CASE("up builds namespaces - shaping and delayers - down leaves nothing", "
   const std::string ns = "gt-" + p + "-3";
   const std::string classes = sh("tc -n " + ns + " class show dev eth0").out;
   CHECK(std::count(classes.begin(), classes.end(), '\n') == 7);
-  CHECK(sh("ip netns exec " + ns + " iptables-save | grep -c NFQUEUE").out == "7\n");
+  // Ingress rules for everything but ICMP, one per source; egress rules for ICMP, one per destination.
+  CHECK(sh("ip netns exec " + ns + " iptables-save | grep -c 'INPUT.*! -p icmp.*NFQUEUE'").out == "7\n");
+  CHECK(sh("ip netns exec " + ns + " iptables-save | grep -c 'OUTPUT.*-p icmp.*NFQUEUE'").out == "7\n");
   CHECK(sh("ip netns exec " + ns + " sysctl -n net.ipv4.tcp_rmem").out == "4096\t131072\t67108864\n");
   const std::string delayers = processes_tagged(p);
   CHECK(std::count(delayers.begin(), delayers.end(), '\n') == 8);
@@ -95,32 +97,102 @@ TEST_CASE("up builds namespaces - shaping and delayers - down leaves nothing", "
   CHECK(sh("iptables-save | grep -v '^#'").out == host_rules);
 }
 
-TEST_CASE("after kill -9 of geotrain - down --all removes every leftover", "[emu][root]") {
+namespace {
+
+// `geotrain emu linktest` on a temporary cluster (it runs for seconds), in the background.
+pid_t spawn_linktest(const std::string& cluster, const std::string& subnet) {
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string scenario = kScenarios + "pair_262ms_0326gbps.yaml";
+    execl(kBin.c_str(), kBin.c_str(), "emu", "linktest", scenario.c_str(), "--cluster", cluster.c_str(),
+          "--subnet", subnet.c_str(), "--delay-backend", "nfqueue", "--out", "/dev/null", nullptr);
+    _exit(127);
+  }
+  return child;
+}
+
+std::string guardian_of(const std::string& cluster) {
+  return sh("pgrep -f -- '[e]mu guard " + cluster + " ' || true").out;
+}
+
+// Polls (bounded, generous: no timing claim) until nothing of the cluster is left.
+bool gone_within(const std::string& cluster, double limit_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < limit_s) {
+    if (namespaces_of(cluster).empty() && processes_tagged(cluster).empty() && guardian_of(cluster).empty() &&
+        !std::filesystem::exists("/run/geotrain/" + cluster + ".json"))
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("after kill -9 of geotrain - its guardian removes the temporary cluster", "[emu][root]") {
   if (!have_root()) return;
   const std::string p = prefix("k9");
   Cleanup guard{p};
-  // linktest builds a temporary cluster and runs for seconds: kill it in the middle.
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string cluster = p;
-    const std::string scenario = kScenarios + "pair_262ms_0326gbps.yaml";
-    execl(kBin.c_str(), kBin.c_str(), "emu", "linktest", scenario.c_str(), "--cluster", cluster.c_str(),
-          "--subnet", "10.242.0.0/16", "--delay-backend", "nfqueue", "--out", "/dev/null", nullptr);
-    _exit(127);
-  }
-  for (int i = 0; i < 100 && processes_tagged(p).empty(); ++i)
+  // linktest builds a temporary cluster (owned: it lives with the linktest process); kill -9 it
+  // in the middle. No `emu down`: the guardian must notice and remove everything.
+  const pid_t child = spawn_linktest(p, "10.242.0.0/16");
+  for (int i = 0; i < 200 && processes_tagged(p).empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK_FALSE(namespaces_of(p).empty());
+  CHECK_FALSE(guardian_of(p).empty());
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
-  CHECK_FALSE(namespaces_of(p).empty());
-  CHECK_FALSE(processes_tagged(p).empty());
+  CHECK(gone_within(p, 30));
+}
 
-  const Run down = sh(kBin + " emu down --all --cluster-prefix " + p);
-  CHECK(down.status == 0);
+TEST_CASE("a cluster whose owner and guardian are both gone is reaped by the next emu status", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("rp");
+  Cleanup guard{p};
+  const pid_t child = spawn_linktest(p, "10.244.0.0/16");
+  for (int i = 0; i < 200 && processes_tagged(p).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  REQUIRE(sh("pkill -KILL -f -- '[e]mu guard " + p + " '").status == 0);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE_FALSE(namespaces_of(p).empty());  // nobody left to remove it
+
+  const Run status = sh(kBin + " emu status");
+  CHECK(status.out.find("reaped cluster " + p + ": its owner (pid " + std::to_string(child) +
+                        ") is gone; removed 3 namespaces") != std::string::npos);
   CHECK(namespaces_of(p).empty());
   CHECK(processes_tagged(p).empty());
   CHECK_FALSE(std::filesystem::exists("/run/geotrain/" + p + ".json"));
+}
+
+TEST_CASE("ping sees twice the one-way delay, as TCP does", "[emu][root]") {
+  if (!have_root()) return;
+  const std::string p = prefix("pg");
+  Cleanup guard{p};
+  // pair_5ms_2gbps with delay_scale 10: 50 ms one way each direction.
+  REQUIRE(sh(kBin + " emu up " + kScenarios + "pair_5ms_2gbps.yaml --cluster " + p +
+             " --subnet 10.245.0.0/16 --delay-backend nfqueue --set emulation.delay_scale=10").status == 0);
+  for (const auto& [from, to] : {std::pair{"0", "10.245.0.2"}, std::pair{"1", "10.245.0.1"}}) {
+    const Run ping = sh("ip netns exec gt-" + p + "-" + from + " ping -n -c 20 -i 0.05 " + to);
+    INFO(ping.out);
+    REQUIRE(ping.status == 0);
+    std::vector<double> rtts;
+    for (std::size_t at = ping.out.find("time="); at != std::string::npos; at = ping.out.find("time=", at + 5))
+      rtts.push_back(std::stod(ping.out.substr(at + 5)));
+    REQUIRE(rtts.size() == 20);
+    std::sort(rtts.begin(), rtts.end());
+    const double median = (rtts[9] + rtts[10]) / 2;
+    // The hard claim: the echo request and the reply each wait their one-way delay before ping's
+    // kernel receive timestamp, so no reply can come in under 2 x 50 ms (less 1 ms for timer
+    // granularity). The upper bound only tells 2 x delay from 3 x (a delay applied twice, 150 ms):
+    // a loaded host adds scheduling latency, which is not the emulator's error, so it leaves
+    // 40 ms for that.
+    CHECK(median >= 99.0);
+    CHECK(median < 140.0);
+  }
 }
 
 // The claim under test is the shaping, not the host's capacity: a link configured faster than

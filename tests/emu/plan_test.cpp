@@ -96,3 +96,26 @@ TEST_CASE("a cluster whose rank count differs from the scenario is refused", "[p
   CHECK_THROWS_AS(make_plan(s, ClusterLayout("golden", 4, Ipv4Subnet::parse("10.77.0.0/16")), PlanOptions{}),
                   InputError);
 }
+
+TEST_CASE("ICMP is delayed at the sender's egress, everything else at the receiver's ingress", "[plan]") {
+  // three_ranks: 0->2 is 20 ms x delay_scale 2; ping's receive timestamp is taken before the
+  // INPUT chain, so ICMP must carry its delay before it leaves (docs/emulated-network.md).
+  const std::string text = format_plan(plan_for("three_ranks.yaml", Backend::nfqueue, 3));
+  CHECK(text.find("ip netns exec gt-golden-2 iptables -w -A INPUT -s 10.77.0.1/32 ! -p icmp -j NFQUEUE "
+                  "--queue-num 0\n") != std::string::npos);
+  CHECK(text.find("ip netns exec gt-golden-0 iptables -w -A OUTPUT -d 10.77.0.3/32 -p icmp -j NFQUEUE "
+                  "--queue-num 32770\n") != std::string::npos);
+  CHECK(text.find("--tag gt-golden-0 --queue 1:") != std::string::npos);
+  CHECK(text.find(" --queue 32770:40000000 ") != std::string::npos);
+}
+
+TEST_CASE("the nfqueue backend refuses more ranks than it has queue numbers for", "[plan]") {
+  const Scenario s = load_scenario(kDir + "data/three_ranks.yaml");
+  try {
+    make_plan(s, ClusterLayout("golden", 32769, Ipv4Subnet::parse("10.77.0.0/16")), PlanOptions{});
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == s.path + ": 32769 ranks: the nfqueue delay backend numbers its queues "
+                                            "per rank below 32768 (expected at most 32768 ranks)");
+  }
+}

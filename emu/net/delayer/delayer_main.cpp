@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,6 +110,9 @@ void run(Options& o) {
   NfqSocket socket(o.rcvbuf);
   for (int q : o.queue_nums) socket.bind_queue(q, o.queue_maxlen);
   raise_priority(o.realtime, o.tag);
+  // The starter made us die with it until now; from here on the cluster's record and guardian
+  // own us (`emu up` exits and leaves its delayers running).
+  prctl(PR_SET_PDEATHSIG, 0);
   if (o.ready_fd >= 0) {
     (void)!write(o.ready_fd, "ready\n", 6);
     close(o.ready_fd);

@@ -1,7 +1,7 @@
 #pragma once
 // Measurements of one emulated link at the application level, from inside the namespaces.
-//  - RTT: a small TCP echo (64-byte messages, TCP_NODELAY). Not ping: ping reads the arrival
-//    time stamped before the receiver's ingress delayer, so it misses half of an ingress delay.
+//  - RTT: a small TCP echo (64-byte messages, TCP_NODELAY), timed by the application as a
+//    training job's messages are (icmp_probe.hpp times ICMP as ping does, for comparison).
 //  - Bandwidth: one bulk TCP flow (cubic where the kernel allows it per socket) measured at the
 //    receiver over the last `window_s` of the transfer, after slow start has ended.
 // Sockets are created inside the namespaces (setns on the calling thread) and then used from

@@ -28,6 +28,7 @@ struct LinkMeasurement {
   double payload_ceiling_Bps = 0;  // what TCP payload can reach: bandwidth x 1448/1514
   double measured_rtt_s = 0;      // median of the probes
   double measured_min_rtt_s = 0;  // fastest probe
+  double icmp_rtt_s = 0;          // median ICMP echo RTT as ping times it (shown, not judged)
   double goodput_Bps = 0;
   std::string congestion_control;
   int bulk_attempts = 0;  // a bulk probe below tolerance is repeated once (see link_test.cpp)
