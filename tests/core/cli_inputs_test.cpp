@@ -1,33 +1,20 @@
 // Nothing from a scenario chooses where files go, and bad numbers or names are exit 2 with
 // nothing written: the hardening rules as a user meets them through the geotrain executable.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+
+#include "tests/support/shell.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;  // stdout and stderr
-};
+using Run = geotrain::test::ShellRun;
 
+// geotrain with arguments (and optional VAR=value environment), stdout and stderr together.
 Run run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + std::string(GEOTRAIN_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 65536> buffer{};
-  std::size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return geotrain::test::sh(env + " " + std::string(GEOTRAIN_BINARY) + " " + args);
 }
 
 // A fresh folder of this test: <tmp>/geotrain_inputs_<pid>/work, with work/ the directory the
