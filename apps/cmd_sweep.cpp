@@ -32,7 +32,8 @@ struct SweepCommandOptions {
 // The map is a convenience: without python3 + matplotlib the CSV is the result.
 void draw_map(const SweepCommandOptions& o, const std::string& dir) {
   const std::string script = o.plots + "/plot_sweep.py";
-  if (o.no_plot || ::access(o.python.c_str(), X_OK) != 0 || !std::filesystem::exists(script)) return;
+  if (o.no_plot || ::access(o.python.c_str(), X_OK) != 0 || !std::filesystem::exists(script))
+    return;
   try {
     run_child(o.python, {"-c", "import matplotlib"}, "/dev/null");
   } catch (const SystemError&) {
@@ -47,7 +48,9 @@ int run(const SweepCommandOptions& o) {
   if (!o.merge.empty()) {
     outcome = sweep::merge_sweeps({o.merge, o.out, o.spec});
   } else {
-    if (o.spec.empty()) throw InputError("sweep: SPEC is required (expected a sweep spec YAML file, or --merge DIR...)");
+    if (o.spec.empty())
+      throw InputError(
+          "sweep: SPEC is required (expected a sweep spec YAML file, or --merge DIR...)");
     outcome = sweep::run_sweep({o.spec, o.out, o.jobs, sweep::parse_shard(o.shard)});
   }
   draw_map(o, outcome.dir);
@@ -57,22 +60,26 @@ int run(const SweepCommandOptions& o) {
   fmt::print("results: {}\n", outcome.dir);
   // A sweep where nothing could run is a mistake in the base scenario, not a result.
   if (outcome.table.runs > 0 && outcome.table.ok == 0)
-    throw Error(fmt::format("every run was skipped (the reasons are in {}/sweep.csv; is the base "
-                            "scenario valid with these strategies?)",
-                            outcome.dir));
+    throw Error(
+        fmt::format("every run was skipped (the reasons are in {}/sweep.csv; is the base "
+                    "scenario valid with these strategies?)",
+                    outcome.dir));
   return 0;
 }
 
 }  // namespace
 
 void add_sweep_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("sweep", "which strategy wins where: simulate a grid of scenarios x strategies");
+  auto* cmd = app.add_subcommand(
+      "sweep", "which strategy wins where: simulate a grid of scenarios x strategies");
   auto o = std::make_shared<SweepCommandOptions>();
   cmd->add_option("spec", o->spec, "sweep spec YAML (base scenario, vary, strategies)");
   cmd->add_option("--out", o->out, "results folder (default results/sweeps/<spec name>)");
-  cmd->add_option("--jobs", o->jobs, "simulations in parallel (default: every core)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--jobs", o->jobs, "simulations in parallel (default: every core)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--shard", o->shard, "run only shard i of n (points p with p mod n = i - 1)");
-  cmd->add_option("--merge", o->merge, "merge the output folders of shards into --out")->expected(1, -1);
+  cmd->add_option("--merge", o->merge, "merge the output folders of shards into --out")
+      ->expected(1, -1);
   cmd->add_flag("--no-plot", o->no_plot, "skip the winner map PNG");
   cmd->add_option("--python", o->python, "python with matplotlib (default /usr/bin/python3)");
   cmd->add_option("--plots", o->plots, "folder of the plot scripts");

@@ -19,7 +19,8 @@ Shard parse_shard(const std::string& text) {
   if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), s.index) ||
       !number(std::string_view(text).substr(slash + 1), s.count) || s.count < 1 || s.index < 1 ||
       s.index > s.count)
-    throw InputError(fmt::format("--shard = '{}': not a shard (expected i/n with 1 <= i <= n, e.g. 2/4)", text));
+    throw InputError(
+        fmt::format("--shard = '{}': not a shard (expected i/n with 1 <= i <= n, e.g. 2/4)", text));
   return s;
 }
 
@@ -33,7 +34,8 @@ std::size_t point_count(const SweepSpec& spec) {
   return n;
 }
 
-std::vector<PointRun> expand(const SweepSpec& spec, const std::string& base_text, const Shard& shard) {
+std::vector<PointRun> expand(const SweepSpec& spec, const std::string& base_text,
+                             const Shard& shard) {
   std::vector<PointRun> runs;
   const std::size_t points = point_count(spec);
   for (std::size_t p = 0; p < points; ++p) {
@@ -46,9 +48,11 @@ std::vector<PointRun> expand(const SweepSpec& spec, const std::string& base_text
       rest /= spec.vary[k].values.size();
     }
     std::vector<std::string> common;
-    for (std::size_t k = 0; k < spec.vary.size(); ++k) common.push_back(spec.vary[k].key + "=" + values[k]);
+    for (std::size_t k = 0; k < spec.vary.size(); ++k)
+      common.push_back(spec.vary[k].key + "=" + values[k]);
     if (spec.network_model) common.push_back("simulation.network_model=" + *spec.network_model);
-    if (spec.iterations) common.push_back(fmt::format("simulation.iterations={}", *spec.iterations));
+    if (spec.iterations)
+      common.push_back(fmt::format("simulation.iterations={}", *spec.iterations));
     for (std::size_t s = 0; s < spec.strategies.size(); ++s) {
       PointRun r{p, s, values, common, ""};
       r.sets.push_back("strategy=" + spec.strategies[s].block);

@@ -13,6 +13,8 @@ std::uint64_t fnv1a64(std::string_view text) {
   return h;
 }
 
-std::string fnv1a64_hex(std::string_view text) { return fmt::format("{:016x}", fnv1a64(text)); }
+std::string fnv1a64_hex(std::string_view text) {
+  return fmt::format("{:016x}", fnv1a64(text));
+}
 
 }  // namespace geotrain::sweep

@@ -1,7 +1,7 @@
 #pragma once
-// What one point x strategy produced, kept as one small JSON file per run in DIR/points/<hash>.json.
-// The file is written under a temporary name and renamed, so a killed sweep leaves either the
-// whole result or none; a rerun skips every hash that has a file.
+// What one point x strategy produced, kept as one small JSON file per run in
+// DIR/points/<hash>.json. The file is written under a temporary name and renamed, so a killed sweep
+// leaves either the whole result or none; a rerun skips every hash that has a file.
 #include <optional>
 #include <string>
 #include <vector>

@@ -20,16 +20,20 @@ std::string base_dir_of(const std::string& path) {
   return std::filesystem::path(path).parent_path().string();
 }
 
-std::string joined(const std::vector<std::string>& lines) { return fmt::format("{}", fmt::join(lines, "; ")); }
+std::string joined(const std::vector<std::string>& lines) {
+  return fmt::format("{}", fmt::join(lines, "; "));
+}
 
 }  // namespace
 
-std::vector<std::string> resolve_auto_replicas(const std::string& base_text, const std::string& base_path,
+std::vector<std::string> resolve_auto_replicas(const std::string& base_text,
+                                               const std::string& base_path,
                                                const std::vector<std::string>& sets) {
   const std::string prefix = "strategy=";
   if (sets.empty() || sets.back().rfind(prefix, 0) != 0) return sets;
   YAML::Node block = YAML::Load(sets.back().substr(prefix.size()));
-  if (!block.IsMap() || !block["replicas"].IsScalar() || block["replicas"].Scalar() != "auto") return sets;
+  if (!block.IsMap() || !block["replicas"].IsScalar() || block["replicas"].Scalar() != "auto")
+    return sets;
   // ps-sharded has no shape of its own: the device count comes out of the point's other keys.
   std::vector<std::string> probe(sets.begin(), sets.end() - 1);
   probe.push_back("strategy={name: ps-sharded}");
@@ -37,9 +41,10 @@ std::vector<std::string> resolve_auto_replicas(const std::string& base_text, con
   const long devices = static_cast<long>(s.devices.size());
   const long stages = block["stages"].IsScalar() ? block["stages"].as<long>(1) : 1;
   if (stages < 1 || devices % stages != 0)
-    throw InputError(fmt::format("strategy.replicas = 'auto': {} devices cannot be split into {} stages "
-                                 "(expected a device count divisible by the stages)",
-                                 devices, stages));
+    throw InputError(
+        fmt::format("strategy.replicas = 'auto': {} devices cannot be split into {} stages "
+                    "(expected a device count divisible by the stages)",
+                    devices, stages));
   block["replicas"] = devices / stages;
   YAML::Emitter out;
   out << YAML::Flow << block;
@@ -48,7 +53,8 @@ std::vector<std::string> resolve_auto_replicas(const std::string& base_text, con
   return resolved;
 }
 
-PointResult simulate_point(const SweepSpec& spec, const std::string& base_text, const PointRun& run) {
+PointResult simulate_point(const SweepSpec& spec, const std::string& base_text,
+                           const PointRun& run) {
   PointResult r;
   r.hash = run.hash;
   r.point = run.point;

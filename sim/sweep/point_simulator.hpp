@@ -10,12 +10,14 @@
 
 namespace geotrain::sweep {
 
-PointResult simulate_point(const SweepSpec& spec, const std::string& base_text, const PointRun& run);
+PointResult simulate_point(const SweepSpec& spec, const std::string& base_text,
+                           const PointRun& run);
 
 // `replicas: auto` in a strategy block: devices / stages at this point, found by loading the
 // point's scenario with a strategy that fits any device count. Returns `sets` with the strategy
 // block's replicas filled in (unchanged when there is no `auto`). Throws InputError.
-std::vector<std::string> resolve_auto_replicas(const std::string& base_text, const std::string& base_path,
+std::vector<std::string> resolve_auto_replicas(const std::string& base_text,
+                                               const std::string& base_path,
                                                const std::vector<std::string>& sets);
 
 }  // namespace geotrain::sweep

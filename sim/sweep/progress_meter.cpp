@@ -16,15 +16,19 @@ std::string format_duration(double seconds) {
 }
 
 ProgressMeter::ProgressMeter(std::size_t total)
-    : total_(total), terminal_(::isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()),
+    : total_(total),
+      terminal_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
 std::string ProgressMeter::text(std::size_t done, std::size_t skipped) const {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
-  const std::string eta = rate > 0 ? format_duration(static_cast<double>(total_ - done) / rate) : "?";
-  return fmt::format("sweep: {}/{} runs done ({} skipped), {:.1f} runs/s, elapsed {}, ETA {}", done, total_,
-                     skipped, rate, format_duration(elapsed), eta);
+  const std::string eta =
+      rate > 0 ? format_duration(static_cast<double>(total_ - done) / rate) : "?";
+  return fmt::format("sweep: {}/{} runs done ({} skipped), {:.1f} runs/s, elapsed {}, ETA {}", done,
+                     total_, skipped, rate, format_duration(elapsed), eta);
 }
 
 void ProgressMeter::update(std::size_t done, std::size_t skipped) {
@@ -42,7 +46,8 @@ void ProgressMeter::update(std::size_t done, std::size_t skipped) {
 }
 
 void ProgressMeter::finish(std::size_t done, std::size_t skipped) {
-  fmt::print(stderr, "{}{}\n", terminal_ ? "\r" : "", text(done, skipped) + (terminal_ ? "\033[K" : ""));
+  fmt::print(stderr, "{}{}\n", terminal_ ? "\r" : "",
+             text(done, skipped) + (terminal_ ? "\033[K" : ""));
   shown_ = false;
 }
 

@@ -83,8 +83,9 @@ void check_vary_key(const SweepSpec& spec, const std::string& base_text, const V
                     std::vector<std::string>& errors) {
   const std::string where = fmt::format("{}:{}: vary.{}", spec.path, v.line, v.key);
   if (is_prefix_path("strategy", v.key)) {
-    errors.push_back(where + ": the strategy is chosen by `strategies:` (expected a key outside "
-                             "strategy; list one strategy block per parameter value instead)");
+    errors.push_back(where +
+                     ": the strategy is chosen by `strategies:` (expected a key outside "
+                     "strategy; list one strategy block per parameter value instead)");
     return;
   }
   for (const auto& value : v.values) {
@@ -94,13 +95,15 @@ void check_vary_key(const SweepSpec& spec, const std::string& base_text, const V
         errors.push_back(fmt::format(
             "{}: '{}' is not a key of {} (expected a scenario key path as --set takes it{})", where,
             dot == std::string::npos ? p.key : p.key.substr(dot + 1),
-            dot == std::string::npos ? "a scenario" : p.key.substr(0, dot), valid_keys_of(p.message)));
+            dot == std::string::npos ? "a scenario" : p.key.substr(0, dot),
+            valid_keys_of(p.message)));
         return;  // the same for every value
       }
       // A value that does not bind (bad unit, wrong type) fails at every point; checks across
       // fields (global batch vs devices) depend on the combination and are left to the points.
       const bool binding = p.value && is_prefix_path(v.key, p.key);
-      const bool not_a_map = !p.value && p.key == v.key && p.message.find("not a mapping") != std::string::npos;
+      const bool not_a_map =
+          !p.value && p.key == v.key && p.message.find("not a mapping") != std::string::npos;
       if (binding || not_a_map)
         errors.push_back(fmt::format("{} = '{}': {}", where, p.value.value_or(value), p.message));
     }
@@ -114,14 +117,16 @@ void check_strategy(const SweepSpec& spec, const std::string& base_text, const S
   if (block["replicas"].IsScalar() && block["replicas"].Scalar() == "auto") block["replicas"] = 1;
   YAML::Emitter flow;
   flow << YAML::Flow << block;
-  for (const auto& p : loader_problems(spec, base_text, {std::string("strategy=") + flow.c_str()})) {
+  for (const auto& p :
+       loader_problems(spec, base_text, {std::string("strategy=") + flow.c_str()})) {
     if (!is_prefix_path("strategy", p.key)) continue;
     // Unknown names and values that do not bind are the block's own fault; shape checks
     // (stages x replicas vs devices) depend on the point and are left to it.
     if (p.message.rfind("unknown", 0) != 0 && !p.value) continue;
     const std::string key = "strategies." + s.label + p.key.substr(std::string("strategy").size());
-    errors.push_back(p.value ? fmt::format("{}:{}: {} = '{}': {}", spec.path, s.line, key, *p.value, p.message)
-                             : fmt::format("{}:{}: {}: {}", spec.path, s.line, key, p.message));
+    errors.push_back(
+        p.value ? fmt::format("{}:{}: {} = '{}': {}", spec.path, s.line, key, *p.value, p.message)
+                : fmt::format("{}:{}: {}: {}", spec.path, s.line, key, p.message));
   }
 }
 
@@ -130,10 +135,10 @@ void check_strategy(const SweepSpec& spec, const std::string& base_text, const S
 std::string read_base_text(const SweepSpec& spec) {
   std::ifstream in(spec.base_path, std::ios::binary);
   if (!in)
-    throw InputError(fmt::format("{}:{}: base = '{}': cannot open the base scenario {}: {} (expected a "
-                                 "scenario path relative to the spec's folder)",
-                                 spec.path, spec.base_line, spec.base_as_written, spec.base_path,
-                                 std::strerror(errno)));
+    throw InputError(fmt::format(
+        "{}:{}: base = '{}': cannot open the base scenario {}: {} (expected a "
+        "scenario path relative to the spec's folder)",
+        spec.path, spec.base_line, spec.base_as_written, spec.base_path, std::strerror(errno)));
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

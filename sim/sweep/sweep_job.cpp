@@ -12,18 +12,22 @@ namespace geotrain::sweep {
 
 namespace fs = std::filesystem;
 
-std::string points_dir_of(const std::string& dir) { return (fs::path(dir) / "points").string(); }
+std::string points_dir_of(const std::string& dir) {
+  return (fs::path(dir) / "points").string();
+}
 
 void check_output_folder(const std::string& dir, const std::string& spec_name) {
   const fs::path manifest = fs::path(dir) / "sweep.json";
   if (fs::exists(dir) && !fs::is_directory(dir))
-    throw InputError(fmt::format("--out {}: not a directory (expected a folder for the sweep's results)", dir));
+    throw InputError(
+        fmt::format("--out {}: not a directory (expected a folder for the sweep's results)", dir));
   if (!fs::exists(manifest)) return;
   const auto spec = read_spec_json(manifest.string());
   if (spec.value("name", "") != spec_name)
-    throw InputError(fmt::format("--out {}: holds the results of sweep '{}' (expected an empty folder or "
-                                 "one of sweep '{}')",
-                                 dir, spec.value("name", ""), spec_name));
+    throw InputError(
+        fmt::format("--out {}: holds the results of sweep '{}' (expected an empty folder or "
+                    "one of sweep '{}')",
+                    dir, spec.value("name", ""), spec_name));
 }
 
 SweepOutcome run_sweep(const SweepJobOptions& o) {
@@ -38,8 +42,10 @@ SweepOutcome run_sweep(const SweepJobOptions& o) {
   fs::create_directories(points);
   SweepRunner runner(spec, base_text, points, o.jobs > 0 ? o.jobs : default_jobs());
   outcome.run = runner.run(runs);
-  outcome.table = write_sweep_csv(spec, runs, points, (fs::path(outcome.dir) / "sweep.csv").string());
-  write_sweep_json((fs::path(outcome.dir) / "sweep.json").string(), spec, base_text, o.shard, outcome.table);
+  outcome.table =
+      write_sweep_csv(spec, runs, points, (fs::path(outcome.dir) / "sweep.csv").string());
+  write_sweep_json((fs::path(outcome.dir) / "sweep.json").string(), spec, base_text, o.shard,
+                   outcome.table);
   return outcome;
 }
 

@@ -22,9 +22,13 @@ nlohmann::ordered_json spec_json(const SweepSpec& spec, const std::string& base_
   for (const auto& v : spec.vary) vary.push_back({{"key", v.key}, {"values", v.values}});
   auto& strategies = j["strategies"] = nlohmann::ordered_json::array();
   for (const auto& s : spec.strategies)
-    strategies.push_back({{"label", s.label}, {"block", s.block}, {"statistical_efficiency", s.statistical_efficiency}});
-  j["network_model"] = spec.network_model ? nlohmann::ordered_json(*spec.network_model) : nlohmann::ordered_json();
-  j["iterations"] = spec.iterations ? nlohmann::ordered_json(*spec.iterations) : nlohmann::ordered_json();
+    strategies.push_back({{"label", s.label},
+                          {"block", s.block},
+                          {"statistical_efficiency", s.statistical_efficiency}});
+  j["network_model"] =
+      spec.network_model ? nlohmann::ordered_json(*spec.network_model) : nlohmann::ordered_json();
+  j["iterations"] =
+      spec.iterations ? nlohmann::ordered_json(*spec.iterations) : nlohmann::ordered_json();
   j["winner_by"] = winner_by_name(spec.winner_by);
   j["criterion"] = criterion_text(spec.winner_by);
   return j;
@@ -56,11 +60,14 @@ void write_sweep_json(const std::string& path, const SweepSpec& spec, const std:
 
 nlohmann::ordered_json read_spec_json(const std::string& sweep_json_path) {
   std::ifstream in(sweep_json_path);
-  if (!in) throw InputError(fmt::format("{}: cannot open (expected the output folder of a geotrain sweep)", sweep_json_path));
+  if (!in)
+    throw InputError(fmt::format("{}: cannot open (expected the output folder of a geotrain sweep)",
+                                 sweep_json_path));
   try {
     const auto j = nlohmann::ordered_json::parse(in);
     if (j.value("format", "") != "geotrain-sweep" || !j.contains("spec"))
-      throw InputError(fmt::format("{}: not a sweep.json (expected format 'geotrain-sweep')", sweep_json_path));
+      throw InputError(
+          fmt::format("{}: not a sweep.json (expected format 'geotrain-sweep')", sweep_json_path));
     return j["spec"];
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: malformed JSON: {}", sweep_json_path, e.what()));

@@ -2,9 +2,8 @@
 // DIR/sweep.json: what a sweep ran (the spec as parsed, a fingerprint of the base scenario), with
 // which geotrain (version, git sha), the base scenario's seed, the shard and the counts. It holds
 // no time stamps or host names, so the same spec and build give the same bytes.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/sweep/expansion.hpp"
 #include "sim/sweep/sweep_spec.hpp"

@@ -25,8 +25,11 @@ int default_jobs() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-SweepRunner::SweepRunner(const SweepSpec& spec, std::string base_text, std::string points_dir, int jobs)
-    : spec_(spec), base_text_(std::move(base_text)), points_dir_(std::move(points_dir)),
+SweepRunner::SweepRunner(const SweepSpec& spec, std::string base_text, std::string points_dir,
+                         int jobs)
+    : spec_(spec),
+      base_text_(std::move(base_text)),
+      points_dir_(std::move(points_dir)),
       jobs_(std::max(1, jobs)) {}
 
 void SweepRunner::start(const PointRun& run, std::size_t index) {
@@ -56,7 +59,8 @@ bool SweepRunner::reap(RunCounts& counts, ProgressMeter& meter, const std::vecto
   while ((pid = ::waitpid(-1, &status, 0)) < 0 && errno == EINTR) {
   }
   if (pid < 0) throw SystemError("waitpid", errno, std::strerror(errno));
-  const auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.first == pid; });
+  const auto it = std::find_if(children_.begin(), children_.end(),
+                               [&](const auto& c) { return c.first == pid; });
   if (it == children_.end()) return true;  // not one of ours
   const PointRun& run = runs[it->second];
   children_.erase(it);
@@ -70,17 +74,19 @@ bool SweepRunner::reap(RunCounts& counts, ProgressMeter& meter, const std::vecto
     r.point = run.point;
     r.strategy = spec_.strategies[run.strategy].label;
     r.values = run.values;
-    r.reason = WIFSIGNALED(status) ? fmt::format("the simulation crashed (signal {})", WTERMSIG(status))
-                                   : fmt::format("the simulation exited with status {}", WEXITSTATUS(status));
+    r.reason = WIFSIGNALED(status)
+                   ? fmt::format("the simulation crashed (signal {})", WTERMSIG(status))
+                   : fmt::format("the simulation exited with status {}", WEXITSTATUS(status));
     write_result(points_dir_, r);
     result = r;
   }
   if (!result->ok) {
     ++counts.skipped;
     std::vector<std::string> where;
-    for (std::size_t k = 0; k < spec_.vary.size(); ++k) where.push_back(spec_.vary[k].key + "=" + run.values[k]);
-    meter.note(fmt::format("sweep: skipped point {} ({}) strategy {}: {}", run.point, fmt::join(where, ", "),
-                           result->strategy, result->reason));
+    for (std::size_t k = 0; k < spec_.vary.size(); ++k)
+      where.push_back(spec_.vary[k].key + "=" + run.values[k]);
+    meter.note(fmt::format("sweep: skipped point {} ({}) strategy {}: {}", run.point,
+                           fmt::join(where, ", "), result->strategy, result->reason));
   }
   meter.update(counts.ran, counts.skipped);
   return true;
@@ -92,11 +98,14 @@ RunCounts SweepRunner::run(const std::vector<PointRun>& runs) {
   counts.total = runs.size();
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (read_result(points_dir_, runs[i].hash)) ++counts.already_done;
-    else todo.push_back(i);
+    if (read_result(points_dir_, runs[i].hash))
+      ++counts.already_done;
+    else
+      todo.push_back(i);
   }
   if (counts.already_done > 0)
-    fmt::print(stderr, "sweep: {} of {} runs already done (resuming)\n", counts.already_done, counts.total);
+    fmt::print(stderr, "sweep: {} of {} runs already done (resuming)\n", counts.already_done,
+               counts.total);
   ProgressMeter meter(todo.size());
   try {
     for (std::size_t i : todo) {

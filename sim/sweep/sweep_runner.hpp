@@ -13,10 +13,10 @@
 namespace geotrain::sweep {
 
 struct RunCounts {
-  std::size_t total = 0;          // runs in this shard
-  std::size_t already_done = 0;   // found on disk (resume)
-  std::size_t ran = 0;            // simulated now
-  std::size_t skipped = 0;        // of `ran`: invalid scenario or failed simulation
+  std::size_t total = 0;         // runs in this shard
+  std::size_t already_done = 0;  // found on disk (resume)
+  std::size_t ran = 0;           // simulated now
+  std::size_t skipped = 0;       // of `ran`: invalid scenario or failed simulation
 };
 
 class SweepRunner {

@@ -20,8 +20,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"base",       "vary",          "strategies",
-                                        "network_model", "iterations", "winner_by",
+const std::vector<std::string> kTopKeys{"base",
+                                        "vary",
+                                        "strategies",
+                                        "network_model",
+                                        "iterations",
+                                        "winner_by",
                                         "statistical_efficiency"};
 
 std::string flow_text(const YAML::Node& node) {
@@ -37,15 +41,18 @@ void parse_vary(Diagnostics& diag, const YAML::Node& node, int section_line, Swe
     return;
   }
   if (!node.IsMap()) {
-    diag.error(line_of(node), "vary", "expected a mapping of scenario key paths to lists of values");
+    diag.error(line_of(node), "vary",
+               "expected a mapping of scenario key paths to lists of values");
     return;
   }
   for (const auto& item : node) {
     const std::string key = scalar_text(item.first);
     const int line = line_of(item.first);
     const std::string path = "vary." + key;
-    if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos) {
-      diag.error(line, path, "not a scenario key path (expected e.g. 'network.regions.intra.delay')");
+    if (key.empty() || key.front() == '.' || key.back() == '.' ||
+        key.find("..") != std::string::npos) {
+      diag.error(line, path,
+                 "not a scenario key path (expected e.g. 'network.regions.intra.delay')");
       continue;
     }
     if (!item.second.IsSequence() || item.second.size() == 0) {
@@ -53,17 +60,20 @@ void parse_vary(Diagnostics& diag, const YAML::Node& node, int section_line, Swe
       continue;
     }
     VaryKey v{key, {}, line};
-    for (const auto& value : item.second) v.values.push_back(value.IsScalar() ? value.Scalar() : flow_text(value));
+    for (const auto& value : item.second)
+      v.values.push_back(value.IsScalar() ? value.Scalar() : flow_text(value));
     for (const auto& other : spec.vary)
       if (other.key == key) diag.error(line, path, "given twice (each key may be varied once)");
     spec.vary.push_back(std::move(v));
   }
 }
 
-void parse_strategies(Diagnostics& diag, const YAML::Node& node, int section_line, SweepSpec& spec) {
+void parse_strategies(Diagnostics& diag, const YAML::Node& node, int section_line,
+                      SweepSpec& spec) {
   if (!node.IsDefined() || node.IsNull() || (node.IsMap() && node.size() == 0)) {
     diag.error(section_line, "strategies",
-               "missing (expected a mapping of labels to strategy blocks, e.g. ddp: {name: ddp-allreduce})");
+               "missing (expected a mapping of labels to strategy blocks, e.g. ddp: {name: "
+               "ddp-allreduce})");
     return;
   }
   if (!node.IsMap()) {
@@ -126,7 +136,8 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& display_n
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, e.msg));
+    throw InputError(
+        fmt::format("{}:{}: malformed YAML: {}", display_name, e.mark.line + 1, e.msg));
   }
   if (!root.IsMap())
     throw InputError(fmt::format("{}: expected a sweep spec mapping with keys {}", display_name,
@@ -136,13 +147,15 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& display_n
   spec.path = display_name;
   spec.name = fs::path(display_name).stem().string();
   if (!is_safe_name(spec.name))
-    diag.error(0, "(file name)", spec.name,
-               "not usable as a results folder name (expected 1-64 characters of A-Z a-z 0-9 . _ -)");
+    diag.error(
+        0, "(file name)", spec.name,
+        "not usable as a results folder name (expected 1-64 characters of A-Z a-z 0-9 . _ -)");
   YamlSection top(diag, root, "");
   spec.base_line = top.line_of("base");
   if (auto base = top.text("base", true)) spec.base_as_written = *base;
   if (!spec.base_as_written.empty())
-    spec.base_path = (fs::path(display_name).parent_path() / spec.base_as_written).lexically_normal().string();
+    spec.base_path =
+        (fs::path(display_name).parent_path() / spec.base_as_written).lexically_normal().string();
   parse_vary(diag, top.raw("vary"), top.line(), spec);
   parse_strategies(diag, top.raw("strategies"), top.line(), spec);
   spec.network_model = top.choice("network_model", {"flow", "tcp"}, "network model");
@@ -157,7 +170,8 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& display_n
 
 SweepSpec load_sweep_spec(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open sweep spec: {}", path, std::strerror(errno)));
+  if (!in)
+    throw InputError(fmt::format("{}: cannot open sweep spec: {}", path, std::strerror(errno)));
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_sweep_spec(buffer.str(), path);

@@ -22,8 +22,8 @@ struct VaryKey {
 };
 
 struct StrategyEntry {
-  std::string label;            // [A-Za-z0-9._-]{1,64}
-  std::string block;            // the strategy mapping in YAML flow style
+  std::string label;  // [A-Za-z0-9._-]{1,64}
+  std::string block;  // the strategy mapping in YAML flow style
   double statistical_efficiency = 1.0;
   int line = 0;
 };

@@ -15,8 +15,12 @@ namespace geotrain::sweep {
 
 namespace {
 
-std::string number(double x) { return fmt::format("{:.9g}", x); }
-std::string optional_number(const std::optional<double>& x) { return x ? number(*x) : ""; }
+std::string number(double x) {
+  return fmt::format("{:.9g}", x);
+}
+std::string optional_number(const std::optional<double>& x) {
+  return x ? number(*x) : "";
+}
 
 std::string header(const SweepSpec& spec) {
   std::string h = "point";
@@ -27,7 +31,8 @@ std::string header(const SweepSpec& spec) {
          "criterion,reason\n";
 }
 
-std::string row(const SweepSpec& spec, const PointRun& run, const PointResult& r, const Standing& st) {
+std::string row(const SweepSpec& spec, const PointRun& run, const PointResult& r,
+                const Standing& st) {
   const auto& strategy = spec.strategies[run.strategy];
   std::string line = std::to_string(run.point);
   for (const auto& v : run.values) line += "," + csv_field(v);
@@ -40,9 +45,10 @@ std::string row(const SweepSpec& spec, const PointRun& run, const PointResult& r
                         effective > 0 ? number(1 / effective) : "");
   else
     line += fmt::format(",,,,{},", number(strategy.statistical_efficiency));
-  line += fmt::format(",{},{},{},{},{}\n", st.winner ? "true" : "false",
-                      optional_number(st.margin_to_runner_up), optional_number(st.relative_to_winner),
-                      csv_field(winner_by_name(spec.winner_by)), csv_field(r.ok ? "" : r.reason));
+  line +=
+      fmt::format(",{},{},{},{},{}\n", st.winner ? "true" : "false",
+                  optional_number(st.margin_to_runner_up), optional_number(st.relative_to_winner),
+                  csv_field(winner_by_name(spec.winner_by)), csv_field(r.ok ? "" : r.reason));
   return line;
 }
 
@@ -56,9 +62,10 @@ TableCounts write_sweep_csv(const SweepSpec& spec, const std::vector<PointRun>& 
   for (const auto& run : runs) {
     auto r = read_result(points_dir, run.hash);
     if (!r)
-      throw Error(fmt::format("{}: no result for point {} strategy {} (run {}); the sweep is "
-                              "unfinished or a shard is missing",
-                              points_dir, run.point, spec.strategies[run.strategy].label, run.hash));
+      throw Error(
+          fmt::format("{}: no result for point {} strategy {} (run {}); the sweep is "
+                      "unfinished or a shard is missing",
+                      points_dir, run.point, spec.strategies[run.strategy].label, run.hash));
     // The stored labels and values are informative; the spec's expansion is authoritative.
     r->strategy = spec.strategies[run.strategy].label;
     results.push_back(std::move(*r));

@@ -8,7 +8,8 @@ double effective_throughput(const SweepSpec& spec, const PointResult& r) {
   return r.tokens_per_s;
 }
 
-std::vector<Standing> rank_point(const SweepSpec& spec, const std::vector<const PointResult*>& results) {
+std::vector<Standing> rank_point(const SweepSpec& spec,
+                                 const std::vector<const PointResult*>& results) {
   std::vector<Standing> out(results.size());
   std::optional<std::size_t> best, second;
   auto score = [&](std::size_t i) { return effective_throughput(spec, *results[i]); };

@@ -18,7 +18,8 @@ struct Standing {
 };
 
 // results: one point's runs in spec order of strategies (skipped ones have ok == false).
-std::vector<Standing> rank_point(const SweepSpec& spec, const std::vector<const PointResult*>& results);
+std::vector<Standing> rank_point(const SweepSpec& spec,
+                                 const std::vector<const PointResult*>& results);
 
 // tokens/s x statistical efficiency of the run's strategy.
 double effective_throughput(const SweepSpec& spec, const PointResult& r);

@@ -1,10 +1,10 @@
 // Expansion: cartesian order, overrides, stable hashes, and shards that partition the whole.
-#include <catch2/catch.hpp>
+#include "sim/sweep/expansion.hpp"
 
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "sim/common/error.hpp"
-#include "sim/sweep/expansion.hpp"
 #include "sim/sweep/fnv1a.hpp"
 
 using namespace geotrain;
@@ -13,7 +13,8 @@ using namespace geotrain::sweep;
 namespace {
 SweepSpec spec_3x2x2() {
   return parse_sweep_spec(
-      "base: b.yaml\nvary:\n  a.x: [1, 2, 3]\n  b.y: [p, q]\nstrategies: {s1: {name: ddp-allreduce}, s2: {name: adpsgd}}\n"
+      "base: b.yaml\nvary:\n  a.x: [1, 2, 3]\n  b.y: [p, q]\nstrategies: {s1: {name: "
+      "ddp-allreduce}, s2: {name: adpsgd}}\n"
       "network_model: tcp\n",
       "spec.yaml");
 }

@@ -1,8 +1,8 @@
 // `geotrain sweep` end to end on tests/sweep/data/small.yaml (2 x 2 x 2 points x 3 strategies):
 // rows, skipped points, winners, resume, shards + merge, and bad specs writing nothing.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,7 +32,10 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 struct TempDir {
   fs::path path = fs::temp_directory_path() / ("geotrain_sweep_test_" + std::to_string(::getpid()));
-  TempDir() { fs::remove_all(path); fs::create_directories(path); }
+  TempDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
   ~TempDir() { fs::remove_all(path); }
 };
 
@@ -49,24 +52,30 @@ TEST_CASE("geotrain sweep: table, resume, shards and merge", "[sweep][cli]") {
   auto r = sweep(spec + " --jobs 2 --out " + whole.string());
   INFO(r.out);
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("8 points, 24 runs: 20 done, 4 skipped (24 simulated now, 0 found done)") != std::string::npos);
+  CHECK(r.out.find("8 points, 24 runs: 20 done, 4 skipped (24 simulated now, 0 found done)") !=
+        std::string::npos);
   // Invalid points are reported with their values and the sweep went on.
-  CHECK(r.out.find("devices.count=6) strategy gpipe: strategy.replicas = 'auto': 6 devices cannot be split "
-                   "into 4 stages") != std::string::npos);
+  CHECK(
+      r.out.find(
+          "devices.count=6) strategy gpipe: strategy.replicas = 'auto': 6 devices cannot be split "
+          "into 4 stages") != std::string::npos);
 
   const std::string csv = slurp(whole / "sweep.csv");
   const auto rows = lines_of(csv);
   REQUIRE(rows.size() == 25);
   CHECK(rows[0] ==
-        "point,network.regions.intra.bandwidth,network.regions.intra.delay,devices.count,strategy,status,"
-        "iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,statistical_efficiency,time_per_token_s,"
+        "point,network.regions.intra.bandwidth,network.regions.intra.delay,devices.count,strategy,"
+        "status,"
+        "iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,statistical_efficiency,time_"
+        "per_token_s,"
         "winner,margin_to_runner_up,relative_to_winner,criterion,reason");
   CHECK(rows[1].rfind("0,100Mbps,1ms,4,ddp,ok,", 0) == 0);
   CHECK(rows[6].rfind("1,100Mbps,1ms,6,gpipe,skipped,", 0) == 0);
   // Exactly one winner per point.
   for (std::size_t p = 0; p < 8; ++p) {
     int winners = 0;
-    for (std::size_t k = 1; k <= 3; ++k) winners += rows[3 * p + k].find(",true,") != std::string::npos;
+    for (std::size_t k = 1; k <= 3; ++k)
+      winners += rows[3 * p + k].find(",true,") != std::string::npos;
     CHECK(winners == 1);
   }
   const std::string json = slurp(whole / "sweep.json");
@@ -104,8 +113,8 @@ TEST_CASE("geotrain sweep: table, resume, shards and merge", "[sweep][cli]") {
     CHECK(slurp(merged / "sweep.csv") == csv);
     CHECK(slurp(merged / "sweep.json") == json);
     // Two of three shards are not the whole: the merge says what is missing and fails.
-    r = sweep("--merge " + (tmp.path / "shard1").string() + " " + (tmp.path / "shard2").string() + " --out " +
-              (tmp.path / "partial").string());
+    r = sweep("--merge " + (tmp.path / "shard1").string() + " " + (tmp.path / "shard2").string() +
+              " --out " + (tmp.path / "partial").string());
     CHECK(r.status == 1);
     CHECK(r.out.find("no result for point 2 strategy ddp") != std::string::npos);
   }
@@ -116,7 +125,9 @@ TEST_CASE("geotrain sweep: a bad spec exits 2 and writes nothing", "[sweep][cli]
   const fs::path out = tmp.path / "never";
   auto r = sweep("tests/sweep/bad_specs/unknown_vary_key.yaml --out " + out.string());
   CHECK(r.status == 2);
-  CHECK(r.out.rfind("tests/sweep/bad_specs/unknown_vary_key.yaml:3: vary.network.regions.intra.bandwith:", 0) == 0);
+  CHECK(r.out.rfind(
+            "tests/sweep/bad_specs/unknown_vary_key.yaml:3: vary.network.regions.intra.bandwith:",
+            0) == 0);
   CHECK_FALSE(fs::exists(out));
   r = sweep("tests/sweep/data/small.yaml --shard 4/3 --out " + out.string());
   CHECK(r.status == 2);
@@ -127,4 +138,35 @@ TEST_CASE("geotrain sweep: a bad spec exits 2 and writes nothing", "[sweep][cli]
   r = sweep("tests/sweep/data/small.yaml --out " + out.string());
   CHECK(r.status == 2);
   CHECK(r.out.find("holds the results of sweep 'other'") != std::string::npos);
+}
+
+TEST_CASE("geotrain sweep: usage and merge errors", "[sweep][cli][errors]") {
+  TempDir tmp;
+  auto r = sweep("");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("sweep: SPEC is required (expected a sweep spec YAML file, or --merge DIR...)") !=
+        std::string::npos);
+  r = sweep("--merge " + (tmp.path / "nothing").string());
+  CHECK(r.status == 2);
+  CHECK(r.out.find("nothing/sweep.json: cannot open (expected the output folder of a geotrain sweep)") !=
+        std::string::npos);
+  // Shards of two different sweeps do not merge.
+  const fs::path a = tmp.path / "a", b = tmp.path / "b";
+  REQUIRE(sweep("tests/sweep/data/other.yaml --jobs 2 --out " + a.string()).status == 0);
+  REQUIRE(sweep("tests/sweep/data/small.yaml --jobs 2 --shard 1/4 --out " + b.string()).status == 0);
+  r = sweep("--merge " + a.string() + " " + b.string() + " --out " + (tmp.path / "m").string());
+  CHECK(r.status == 2);
+  CHECK(r.out.find("b/sweep.json: spec: differs from " + a.string() +
+                   "/sweep.json's (expected shards of one sweep: same spec and base scenario)") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(tmp.path / "m"));
+}
+
+TEST_CASE("geotrain sweep: a sweep where every run is invalid fails", "[sweep][cli][errors]") {
+  TempDir tmp;
+  const auto r = sweep("tests/sweep/data/all_invalid.yaml --jobs 2 --out " + (tmp.path / "x").string());
+  CHECK(r.status == 1);
+  CHECK(r.out.find("sweep: skipped point 1 (network.regions.intra.delay=10ms) strategy gpipe3: "
+                   "strategy.replicas = 'auto': 4 devices cannot be split into 3 stages") != std::string::npos);
+  CHECK(r.out.find("geotrain: error: every run was skipped (the reasons are in") != std::string::npos);
 }

@@ -1,14 +1,14 @@
 // Sweep specs: a good one binds as written; every file in tests/sweep/bad_specs/ is rejected
 // with exactly the lines of its .expected file (checked against the base scenario too).
-#include <catch2/catch.hpp>
+#include "sim/sweep/sweep_spec.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "sim/common/error.hpp"
 #include "sim/sweep/spec_check.hpp"
-#include "sim/sweep/sweep_spec.hpp"
 
 namespace fs = std::filesystem;
 using namespace geotrain;
@@ -42,7 +42,8 @@ TEST_CASE("a sweep spec binds keys, values and strategies in file order", "[swee
 
 TEST_CASE("time per unit of work takes per-strategy efficiencies", "[sweep][spec]") {
   const SweepSpec spec = parse_sweep_spec(
-      "base: b.yaml\nvary: {devices.count: [4]}\nstrategies: {a: {name: ddp-allreduce}, b: {name: adpsgd}}\n"
+      "base: b.yaml\nvary: {devices.count: [4]}\nstrategies: {a: {name: ddp-allreduce}, b: {name: "
+      "adpsgd}}\n"
       "winner_by: time_per_work\nstatistical_efficiency: {b: 0.5}\n",
       "x.yaml");
   CHECK(spec.winner_by == WinnerBy::time_per_work);

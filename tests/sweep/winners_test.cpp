@@ -1,7 +1,7 @@
 // Winners: the highest effective throughput wins; margins and the time-per-work criterion.
-#include <catch2/catch.hpp>
-
 #include "sim/sweep/winners.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace geotrain::sweep;
 
@@ -15,7 +15,8 @@ PointResult ok(const std::string& label, double tokens_per_s) {
 }
 SweepSpec three(WinnerBy by) {
   SweepSpec s;
-  s.strategies = {{"a", "{name: x}", 1.0, 1}, {"b", "{name: y}", 0.25, 2}, {"c", "{name: z}", 1.0, 3}};
+  s.strategies = {
+      {"a", "{name: x}", 1.0, 1}, {"b", "{name: y}", 0.25, 2}, {"c", "{name: z}", 1.0, 3}};
   s.winner_by = by;
   return s;
 }
