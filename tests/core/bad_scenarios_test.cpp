@@ -9,18 +9,12 @@
 
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace geotrain;
 
-namespace {
-std::vector<std::string> read_lines(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-}  // namespace
+using geotrain::test::read_lines;
 
 TEST_CASE("bad scenarios are rejected with their pinned messages", "[scenario][errors]") {
   // Paths in messages are relative to the repository, as a user running from there sees them.

@@ -9,19 +9,13 @@
 
 #include "sim/common/error.hpp"
 #include "sim/sweep/spec_check.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace geotrain;
 using namespace geotrain::sweep;
 
-namespace {
-std::vector<std::string> read_lines(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-}  // namespace
+using geotrain::test::read_lines;
 
 TEST_CASE("a sweep spec binds keys, values and strategies in file order", "[sweep][spec]") {
   fs::current_path(GEOTRAIN_SOURCE_DIR);
