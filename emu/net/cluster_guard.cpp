@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -38,20 +37,6 @@ namespace {
 }
 
 }  // namespace
-
-std::string format_identity(const ProcessIdentity& p) {
-  return fmt::format("{}:{}:{}", p.pid, p.start_ticks, p.pid_namespace);
-}
-
-ProcessIdentity parse_identity(const std::string& text) {
-  ProcessIdentity p;
-  long long pid = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%lld:%llu:%llu%c", &pid, &p.start_ticks, &p.pid_namespace, &tail) != 3 || pid <= 0)
-    throw InputError("--owner = '" + text + "': expected <pid>:<start ticks>:<pid namespace inode>");
-  p.pid = static_cast<pid_t>(pid);
-  return p;
-}
 
 ClusterGuard::ClusterGuard(const std::string& cluster, const StateStore& store, const ProcessIdentity& owner,
                            double timeout_s) {

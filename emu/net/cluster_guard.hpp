@@ -46,8 +46,4 @@ class ClusterGuard {
 std::string guard_cluster(const std::string& cluster, const ProcessIdentity& owner, int owner_fd,
                           int ready_fd, const StateStore& store);
 
-// "pid:start_ticks:pid_namespace", as the guardian's command line carries the owner.
-std::string format_identity(const ProcessIdentity& process);
-ProcessIdentity parse_identity(const std::string& text);  // throws InputError
-
 }  // namespace geotrain::emu

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "emu/net/process_identity.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::emu {
@@ -80,9 +81,7 @@ std::vector<pid_t> processes_of(const std::vector<std::string>& namespaces, cons
 bool process_alive(pid_t pid) {
   if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM)) return false;
   // A zombie (exited, not yet reaped by its parent, often init) holds nothing any more.
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
+  return process_state(pid) != 'Z';
 }
 
 int stop_processes(const std::vector<pid_t>& pids, double grace_s) {

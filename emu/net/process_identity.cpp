@@ -3,9 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "sim/common/error.hpp"
 
 namespace geotrain::emu {
 
@@ -49,6 +54,22 @@ bool identity_alive(const ProcessIdentity& process) {
   if (process.pid_namespace != 0 && process.pid_namespace != pid_namespace_of("/proc/self")) return true;
   const Stat s = read_stat(process.pid);
   return s.found && s.state != 'Z' && s.start_ticks == process.start_ticks;
+}
+
+char process_state(pid_t pid) { return read_stat(pid).state; }
+
+std::string format_identity(const ProcessIdentity& p) {
+  return fmt::format("{}:{}:{}", p.pid, p.start_ticks, p.pid_namespace);
+}
+
+ProcessIdentity parse_identity(const std::string& text) {
+  ProcessIdentity p;
+  long long pid = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%lld:%llu:%llu%c", &pid, &p.start_ticks, &p.pid_namespace, &tail) != 3 || pid <= 0)
+    throw InputError("--owner = '" + text + "': expected <pid>:<start ticks>:<pid namespace inode>");
+  p.pid = static_cast<pid_t>(pid);
+  return p;
 }
 
 }  // namespace geotrain::emu
