@@ -221,11 +221,12 @@ EmulateResult run_emulation(const EmulateOptions& options) {
 
   const RankMeasurements m = read_rank_measurements(dir + "/ranks", program.world_size);
   const auto figures = step_figures(program, m);
-  if (const std::size_t missed = changer.settle(training_span_s(m)); missed > 0)
+  const double training_s = training_span_s(m);
+  if (const std::size_t missed = changer.settle(training_s); missed > 0)
     log::warning(kLog, "network.bandwidth_changes: {} of {} change(s) came after training ended ({:.3f} s after "
                  "its first op) and changed nothing; raise --steps or move them earlier "
                  "(bandwidth_changes.csv says which)",
-                 missed, changer.records().size(), training_span_s(m));
+                 missed, changer.records().size(), training_s);
   write_bandwidth_changes(changer, dir);
   { std::ofstream f(dir + "/ops.csv"); write_ops_csv(program, m, f); }
   { std::ofstream f(dir + "/iterations.csv"); write_iterations_csv(figures, f); }
