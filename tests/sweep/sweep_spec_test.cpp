@@ -34,6 +34,27 @@ TEST_CASE("a sweep spec binds keys, values and strategies in file order", "[swee
   CHECK_NOTHROW(check_against_base(spec, read_base_text(spec)));
 }
 
+TEST_CASE("every bundled sweep spec binds against its base scenario", "[sweep][spec]") {
+  fs::current_path(GEOTRAIN_SOURCE_DIR);
+  int specs = 0;
+  for (const auto& entry : fs::directory_iterator("scenarios/sweeps")) {
+    const auto& path = entry.path();
+    // wan_base.yaml is the scenario the specs vary, not a spec.
+    if (path.extension() != ".yaml" || path.filename() == "wan_base.yaml") continue;
+    INFO(path.string());
+    const SweepSpec spec = load_sweep_spec(path.string());
+    CHECK_NOTHROW(check_against_base(spec, read_base_text(spec)));
+    ++specs;
+  }
+  CHECK(specs >= 3);
+  const SweepSpec per_work = load_sweep_spec("scenarios/sweeps/wan_strategies_per_work.yaml");
+  CHECK(per_work.winner_by == WinnerBy::time_per_work);
+  const auto h500 = std::find_if(per_work.strategies.begin(), per_work.strategies.end(),
+                                 [](const auto& s) { return s.label == "diloco_h500"; });
+  REQUIRE(h500 != per_work.strategies.end());
+  CHECK(h500->statistical_efficiency == 0.75);
+}
+
 TEST_CASE("time per unit of work takes per-strategy efficiencies", "[sweep][spec]") {
   const SweepSpec spec = parse_sweep_spec(
       "base: b.yaml\nvary: {devices.count: [4]}\nstrategies: {a: {name: ddp-allreduce}, b: {name: "
