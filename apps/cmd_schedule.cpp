@@ -30,7 +30,7 @@ struct Options {
   std::string scheduler;
   int trials = -1, population = -1, threads = 1;
   std::uint64_t seed = 0;
-  bool seed_given = false, quiet = false;
+  bool seed_given = false, quiet = false, random_start = false;
   std::string out, evaluate, results = "results";
   std::vector<std::string> sets;
 };
@@ -78,6 +78,7 @@ json summary_json(const Scenario& s, const CostModel& m, const SearchResult& r, 
               {"population", so.population},
               {"trials", so.trials},
               {"candidates", r.candidate_cost_s.size()},
+              {"structured_seeds", r.structured_seeds},
               {"stages", m.stages()},
               {"replicas", m.replicas()},
               {"gradient_bytes", m.gradient_bytes()},
@@ -109,6 +110,7 @@ int run_search(const Scenario& s, const Options& o) {
   so.trials = o.trials >= 0 ? o.trials : s.scheduler.trials;
   so.seed = o.seed_given ? o.seed : s.seed;
   so.threads = o.threads;
+  so.structured_seeds = !o.random_start;
   const std::string name = o.scheduler.empty() ? s.scheduler.name : o.scheduler;
   auto last = std::chrono::steady_clock::now();
   if (!o.quiet)
@@ -150,6 +152,8 @@ void add_schedule_command(CLI::App& app, Action& action) {
   cmd->add_option("--results", o->results, "results folder");
   cmd->add_option("--evaluate", o->evaluate, "print the costs of this assignment file as JSON and exit");
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
+  cmd->add_flag("--random-start", o->random_start,
+                "gcma: only random initial candidates, as the original (no structured seeds)");
   cmd->add_option("--set", o->sets, "override a scenario key: key.path=value (repeatable)");
   cmd->callback([&action, o, seed] {
     o->seed_given = seed->count() > 0;

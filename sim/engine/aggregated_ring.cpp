@@ -18,11 +18,6 @@ int kNoPayload = 0;
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
-// The chunk member p sends in step j of a phase (matches collective_schedule's ring steps).
-int chunk_sent(bool reduce_scatter, int p, int j, int n) {
-  return reduce_scatter ? mod(p - j - 1, n) : mod(p - j, n);
-}
-
 // The load link p -> p+1 carries as one flow from t0 (the last entry) to the link's planned end:
 // its bytes, capped so that alone it cannot end later than planned (links may already have
 // moved chunks before t0 in the message-level ring). Sender and receiver compute the same value.
@@ -39,32 +34,65 @@ double flow_bytes(SimContext& ctx, const CollectiveInstance& inst, int p, int n,
 RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std::size_t count,
                    const StepSeconds& step_seconds) {
   const int n = static_cast<int>(entry_s.size());
+  const auto un = static_cast<std::size_t>(n);
   RingPlan plan;
   plan.finish_s = entry_s;
   plan.link_end_s = entry_s;
-  plan.send_bytes.assign(entry_s.size(), 0.0);
+  plan.send_bytes.assign(un, 0.0);
   if (n < 2) return plan;
   std::vector<bool> phases;  // true = reduce-scatter phase
   if (kind != CollectiveKind::allgather) phases.push_back(true);
   if (kind != CollectiveKind::reduce_scatter) phases.push_back(false);
-  std::vector<double> chunk_bytes(static_cast<std::size_t>(n));
-  for (int q = 0; q < n; ++q)
-    chunk_bytes[static_cast<std::size_t>(q)] = static_cast<double>(chunk_range(count, n, q).count);
-  std::vector<double>& s = plan.finish_s;
-  std::vector<double>& e = plan.link_end_s;
+
+  // Chunks have at most a few distinct sizes (floor or ceil of count / n): the step time of
+  // link p for each size is looked up once (2n calls), not once per step (2n(n-1) calls).
+  std::vector<double> sizes;
+  std::vector<int> size_of(2 * un);  // twice over: size_of[p + shift] needs no modulo
+  double total = 0;
+  for (int q = 0; q < n; ++q) {
+    const double b = static_cast<double>(chunk_range(count, n, q).count);
+    total += b;
+    auto it = std::find(sizes.begin(), sizes.end(), b);
+    if (it == sizes.end()) it = sizes.insert(sizes.end(), b);
+    size_of[static_cast<std::size_t>(q)] = size_of[static_cast<std::size_t>(q) + un] =
+        static_cast<int>(it - sizes.begin());
+  }
+  std::vector<double> step(sizes.size() * un);
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    for (int p = 0; p < n; ++p) step[k * un + static_cast<std::size_t>(p)] = step_seconds(p, sizes[k]);
+
+  // Byte counts are integers far below 2^53, so sums are exact in any order: in a phase every
+  // member sends every chunk but one (its own in reduce-scatter, its successor's in all-gather).
+  for (bool rs : phases)
+    for (int p = 0; p < n; ++p)
+      plan.send_bytes[static_cast<std::size_t>(p)] +=
+          total - static_cast<double>(chunk_range(count, n, rs ? p : mod(p + 1, n)).count);
+
+  // e(p,k) = max(s(p,k), s(p+1,k)) + T(p,k) and s(p,k+1) = max(e(p,k), e(p-1,k)) fuse into
+  // e(p,k+1) = max(e(p-1,k), e(p,k), e(p+1,k)) + T(p,k+1): one pass per step (max is exact,
+  // so the values are bit for bit those of the two-pass form).
+  std::vector<double> e(un), next(un);
+  bool first = true;
   for (bool rs : phases) {
     for (int j = 0; j < n - 1; ++j) {
-      for (int p = 0; p < n; ++p) {
-        const double b = chunk_bytes[static_cast<std::size_t>(chunk_sent(rs, p, j, n))];
-        const auto up = static_cast<std::size_t>(p);
-        e[up] = std::max(s[up], s[static_cast<std::size_t>(mod(p + 1, n))]) + step_seconds(p, b);
-        plan.send_bytes[up] += b;
+      // The chunk p sends in step j: (p - j - 1) mod n in reduce-scatter, (p - j) mod n after.
+      const auto shift = static_cast<std::size_t>(mod(rs ? -j - 1 : -j, n));
+      const int* sz = size_of.data() + shift;
+      auto t = [&](std::size_t p) { return step[static_cast<std::size_t>(sz[p]) * un + p]; };
+      if (first) {
+        const auto& s = entry_s;
+        for (std::size_t p = 0; p < un; ++p) e[p] = std::max(s[p], s[(p + 1) % un]) + t(p);
+        first = false;
+        continue;
       }
-      for (int p = 0; p < n; ++p)
-        s[static_cast<std::size_t>(p)] = std::max(e[static_cast<std::size_t>(p)],
-                                                  e[static_cast<std::size_t>(mod(p - 1, n))]);
+      next[0] = std::max({e[un - 1], e[0], e[1 % un]}) + t(0);
+      for (std::size_t p = 1; p + 1 < un; ++p) next[p] = std::max(std::max(e[p - 1], e[p]), e[p + 1]) + t(p);
+      next[un - 1] = std::max({e[un - 2], e[un - 1], e[0]}) + t(un - 1);
+      e.swap(next);
     }
   }
+  plan.link_end_s = e;
+  for (std::size_t p = 0; p < un; ++p) plan.finish_s[p] = std::max(e[p], e[(p + un - 1) % un]);
   return plan;
 }
 

@@ -16,6 +16,9 @@ struct SearchOptions {
   int trials = 4900;     // offspring (gcma/baseline) or further random candidates (random)
   std::uint64_t seed = 1;
   int threads = 1;  // evaluation threads; results do not depend on it
+  // gcma with DT-FM's gain: structured_seeds.hpp's partitions replace the last random initial
+  // candidates (false: a purely random population, as the original).
+  bool structured_seeds = true;
   // Called now and then with (candidates evaluated, candidates in total, best total cost so far).
   std::function<void(int, int, double)> progress;
 };
@@ -27,6 +30,7 @@ struct SearchResult {
   CostBreakdown cost;     // of `assignment` (path = stage order of the original groups)
   std::vector<double> candidate_cost_s;  // every candidate in evaluation order
   std::vector<double> best_cost_s;       // best so far after each candidate (convergence curve)
+  int structured_seeds = 0;              // initial candidates that came from structured_seeds()
   double elapsed_s = 0;
 };
 

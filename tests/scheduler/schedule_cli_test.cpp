@@ -111,3 +111,18 @@ TEST_CASE("bad assignment files get one clear line per problem", "[scheduler][cl
     CHECK(e.out.find("malformed JSON") != std::string::npos);
   }
 }
+
+TEST_CASE("schedule --random-start leaves out the structured starting partitions", "[scheduler][cli]") {
+  const std::string case2 = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/paper/dtfm_case2.yaml";
+  auto summary_of = [&](const std::string& flags, const std::string& name) {
+    const fs::path out = scratch(name + ".json");
+    REQUIRE(run("schedule " + case2 + " --population 10 --trials 0 --seed 1 --quiet " + flags + " --out " + out.string()).status == 0);
+    return nlohmann::json::parse(std::ifstream(scratch(name + ".summary.json")));
+  };
+  const auto structured = summary_of("", "structured");
+  CHECK(structured["structured_seeds"] == 2);
+  CHECK(structured["total_cost_s"].get<double>() == Approx(31.631616).epsilon(1e-9));  // the striped candidate
+  const auto random = summary_of("--random-start", "random");
+  CHECK(random["structured_seeds"] == 0);
+  CHECK(random["total_cost_s"].get<double>() > 37);  // ten random candidates
+}
