@@ -21,7 +21,7 @@ void add_bench_command(CLI::App& app, Action& action) {
     std::string source_dir = GEOTRAIN_SOURCE_DIR;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--only", o->only, "case ids to run (a, b-gpipe, b-ddp, c-gpipe, c-ddp)");
+  cmd->add_option("--only", o->only, "case ids to run (a, b-gpipe, b-ddp, c-gpipe, c-ddp, d-gpipe, d-ddp, e-gpipe, e-ddp)");
   cmd->add_option("--out", o->out, "results JSON file");
   cmd->add_option("--source-dir", o->source_dir, "where scenarios/ lives");
   cmd->callback([&action, o] {
@@ -41,7 +41,7 @@ void add_bench_command(CLI::App& app, Action& action) {
         fmt::print("{:<8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>14.3f}  {}\n",
                    c.id, r.world_size, r.build_program_s, r.simulate_s, r.total_s, r.cpu_s,
                    r.peak_rss_bytes / 1e6, r.iteration_time_s, c.what);
-        all.push_back({{"case", c.id}, {"scenario", c.scenario}, {"what", c.what},
+        all.push_back({{"case", c.id}, {"scenario", c.scenario}, {"sets", c.sets}, {"what", c.what},
                        {"ranks", r.world_size}, {"build_program_s", r.build_program_s},
                        {"simulate_s", r.simulate_s}, {"total_s", r.total_s}, {"cpu_s", r.cpu_s},
                        {"peak_rss_bytes", r.peak_rss_bytes}, {"iteration_time_s", r.iteration_time_s}});

@@ -112,6 +112,12 @@ int run_search(const Scenario& s, const Options& o) {
   so.threads = o.threads;
   so.structured_seeds = !o.random_start;
   const std::string name = o.scheduler.empty() ? s.scheduler.name : o.scheduler;
+  // One random candidate is a meaningful baseline (what a user gets without a scheduler); the
+  // evolutionary searches cross two parents, so they need at least two.
+  if (name != "random" && so.population < 2)
+    throw InputError(fmt::format("--population {}: {} needs at least 2 (it crosses two parents; "
+                                 "only --scheduler random takes 1)",
+                                 so.population, name));
   auto last = std::chrono::steady_clock::now();
   if (!o.quiet)
     so.progress = [&last](int done, int total, double best) {
@@ -142,8 +148,8 @@ void add_schedule_command(CLI::App& app, Action& action) {
   cmd->add_option("--scheduler", o->scheduler, "gcma, baseline or random (default: the scenario's)");
   cmd->add_option("--trials", o->trials, "offspring after the initial population")
       ->check(CLI::Range(0, 100'000'000));  // the ranges of scheduler.trials / .population
-  cmd->add_option("--population", o->population, "initial random candidates")
-      ->check(CLI::Range(2, 1'000'000));
+  cmd->add_option("--population", o->population, "initial random candidates (gcma/baseline: >= 2)")
+      ->check(CLI::Range(1, 1'000'000));
   auto* seed = cmd->add_option("--seed", o->seed, "random seed (default: the scenario's)")
                    ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{INT64_MAX}));
   cmd->add_option("--threads", o->threads, "evaluation threads (results do not depend on it)")

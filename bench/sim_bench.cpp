@@ -27,7 +27,9 @@ double since(std::chrono::steady_clock::time_point t0) {
 nlohmann::json measure(const SimBenchCase& c) {
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    const Scenario s = load_scenario(c.scenario, {"simulation.iterations=1"});
+    std::vector<std::string> sets = c.sets;
+    sets.push_back("simulation.iterations=1");
+    const Scenario s = load_scenario(c.scenario, sets);
     const auto t1 = std::chrono::steady_clock::now();
     const Program p = build_program(s);
     const double build_s = since(t1);
@@ -50,6 +52,16 @@ std::vector<SimBenchCase> sim_bench_cases(const std::string& source_dir) {
       {"b-ddp", dir + "bench/world_1024_ddp.yaml", "1,024 devices, 10 cities, ddp ring all-reduce"},
       {"c-gpipe", dir + "bench/world_4096_gpipe.yaml", "4,096 devices, 10 cities, gpipe 16x256"},
       {"c-ddp", dir + "bench/world_4096_ddp.yaml", "4,096 devices, 10 cities, ddp ring all-reduce"},
+      // Internet scale: the same worlds with 4x and 16x the replicas (a ddp replica needs at
+      // least one sequence of the global batch, so ddp's batch grows with it).
+      {"d-gpipe", dir + "bench/world_4096_gpipe.yaml", "16,384 devices, 10 cities, gpipe 16x1024",
+       {"devices.count=16384", "strategy.replicas=1024"}},
+      {"d-ddp", dir + "bench/world_4096_ddp.yaml", "16,384 devices, 10 cities, ddp ring all-reduce",
+       {"devices.count=16384", "training.global_batch=32768"}},
+      {"e-gpipe", dir + "bench/world_4096_gpipe.yaml", "65,536 devices, 10 cities, gpipe 16x4096",
+       {"devices.count=65536", "strategy.replicas=4096"}},
+      {"e-ddp", dir + "bench/world_4096_ddp.yaml", "65,536 devices, 10 cities, ddp ring all-reduce",
+       {"devices.count=65536", "training.global_batch=131072"}},
   };
 }
 

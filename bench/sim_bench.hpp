@@ -10,6 +10,7 @@ struct SimBenchCase {
   std::string id;        // "a", "b-gpipe", ...
   std::string scenario;  // path
   std::string what;
+  std::vector<std::string> sets = {};  // scenario overrides (key.path=value), as --set takes them
 };
 
 struct SimBenchResult {
@@ -25,8 +26,9 @@ struct SimBenchResult {
   double iteration_time_s = 0;    // simulated
 };
 
-// The cases of the issue: (a) DT-FM case 5, 64 devices, gpipe 8x8; (b) 1,024 and (c) 4,096
-// devices in world cities, gpipe and ddp-allreduce. source_dir: where scenarios/ lives.
+// (a) DT-FM case 5, 64 devices, gpipe 8x8; (b) 1,024, (c) 4,096, (d) 16,384 and (e) 65,536
+// devices in world cities, gpipe and ddp-allreduce ((d) and (e) are the 4,096-device scenarios
+// with more replicas). source_dir: where scenarios/ lives.
 std::vector<SimBenchCase> sim_bench_cases(const std::string& source_dir);
 
 SimBenchResult run_sim_bench_case(const SimBenchCase& c);

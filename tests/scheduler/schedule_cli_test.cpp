@@ -126,3 +126,18 @@ TEST_CASE("schedule --random-start leaves out the structured starting partitions
   CHECK(random["structured_seeds"] == 0);
   CHECK(random["total_cost_s"].get<double>() > 37);  // ten random candidates
 }
+
+TEST_CASE("a population of one is a random placement, not a search", "[scheduler][cli]") {
+  const fs::path out = scratch("single_random.json");
+  fs::remove(out);
+  CHECK(run("schedule " + kCase5 + " --scheduler random --population 1 --trials 0 --seed 1 --quiet --out " +
+            out.string())
+            .status == 0);
+  CHECK(fs::exists(out));
+  const fs::path refused = scratch("single_gcma.json");
+  fs::remove(refused);
+  const Run e = run("schedule " + kCase5 + " --population 1 --quiet --out " + refused.string(), true);
+  CHECK(e.status == 2);
+  CHECK(e.out.find("--population 1: gcma needs at least 2") != std::string::npos);
+  CHECK_FALSE(fs::exists(refused));
+}
