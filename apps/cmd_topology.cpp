@@ -7,7 +7,7 @@
 #include "apps/commands.hpp"
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
-#include "sim/topology/topology_export.hpp"
+#include "sim/scenario/topology_export.hpp"
 
 namespace geotrain::cli {
 

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "sim/common/units.hpp"
-#include "sim/topology/bandwidth_schedule.hpp"
+#include "sim/scenario/scenario_bandwidth.hpp"
 
 namespace geotrain::cli {
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "emu/launch/progress_block.hpp"
+#include "emu/worker/progress_block.hpp"
 #include "emu/net/command_batches.hpp"
 #include "emu/net/process_runner.hpp"
 #include "sim/common/log.hpp"

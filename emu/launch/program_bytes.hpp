@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/program/program.hpp"
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 namespace geotrain::emu {
 

@@ -6,7 +6,7 @@
 
 #include "emu/net/plan.hpp"
 #include "sim/common/units.hpp"
-#include "sim/topology/bandwidth_schedule.hpp"
+#include "sim/scenario/scenario_bandwidth.hpp"
 
 namespace geotrain::emu {
 

@@ -17,7 +17,7 @@
 
 #include <torch/torch.h>
 
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 namespace geotrain {
 

@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "emu/launch/progress_block.hpp"
+#include "emu/worker/progress_block.hpp"
 #include "emu/worker/cluster.hpp"
 #include "emu/worker/gpt_stage.hpp"
 #include "emu/worker/markov_source.hpp"

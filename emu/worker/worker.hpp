@@ -20,7 +20,7 @@ struct WorkerOptions {
   std::uint64_t seed = 1;
   bool library_collectives = false;  // --collectives gloo
   double timeout_s = 60;
-  std::string progress_path;  // --progress: live status for the launcher (emu/launch/progress_block.hpp)
+  std::string progress_path;  // --progress: live status for the launcher (emu/worker/progress_block.hpp)
 };
 
 // Throws InputError for Programs / jobs the worker cannot run, TimeoutError when a peer does

@@ -14,7 +14,7 @@
 #include "sim/engine/metrics.hpp"
 #include "sim/engine/network_config.hpp"
 #include "sim/engine/rank_actor.hpp"
-#include "sim/topology/bandwidth_schedule.hpp"
+#include "sim/scenario/scenario_bandwidth.hpp"
 
 namespace sg4 = simgrid::s4u;
 

@@ -7,7 +7,7 @@
 
 #include "sim/scenario/churn_schedule.hpp"
 #include "sim/scenario/sections.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
 
 namespace geotrain::sections {
 

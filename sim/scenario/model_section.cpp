@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "sim/scenario/sections.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
 
 namespace geotrain::sections {
 

@@ -10,7 +10,7 @@
 
 #include "sim/topology/bandwidth_change.hpp"
 #include "sim/topology/topology.hpp"
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 namespace geotrain {
 

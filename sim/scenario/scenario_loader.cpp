@@ -14,7 +14,7 @@
 #include "sim/scenario/memory_estimate.hpp"
 #include "sim/scenario/sections.hpp"
 #include "sim/scenario/text_check.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
 
 namespace geotrain {
 

@@ -5,7 +5,7 @@
 #include "sim/common/did_you_mean.hpp"
 #include "sim/common/units.hpp"
 #include "sim/scenario/sections.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
 
 namespace geotrain::sections {
 

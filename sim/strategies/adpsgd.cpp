@@ -11,6 +11,8 @@
 
 namespace geotrain {
 
+namespace {
+
 Program build_adpsgd(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "adpsgd", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -35,5 +37,15 @@ Program build_adpsgd(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"adpsgd",
+     "AD-PSGD: after each local step a worker averages its weights with one random peer "
+     "(seeded pairing per round), no global barrier",
+     {integer_param("seed", 1, 0, 9e18, "seed of the peer pairing")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_adpsgd}};
+
+}  // namespace
 
 }  // namespace geotrain

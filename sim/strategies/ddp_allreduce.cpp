@@ -5,6 +5,8 @@
 
 namespace geotrain {
 
+namespace {
+
 Program build_ddp_allreduce(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "ddp-allreduce", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -22,5 +24,14 @@ Program build_ddp_allreduce(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"ddp-allreduce",
+     "data parallel; gradients averaged with an all-reduce after backward (COS 598D task 2b)",
+     {choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_ddp_allreduce}};
+
+}  // namespace
 
 }  // namespace geotrain

@@ -70,8 +70,6 @@ ComputeOp bucket_backward(const ModelSpec& m, const Bucket& b, int micro_batch, 
   return op;
 }
 
-}  // namespace
-
 Program build_ddp_bucketed(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "ddp-bucketed", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -102,5 +100,16 @@ Program build_ddp_bucketed(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"ddp-bucketed",
+     "PyTorch-DDP-like gradient buckets all-reduced while backward goes on (COS 598D task 3)",
+     {bytes_param("bucket_size", 25e6, ValueRange{Quantity::bytes, 1, 1e15},
+                  "gradient bytes per bucket (PyTorch's default 25 MB)"),
+      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_ddp_bucketed}};
+
+}  // namespace
 
 }  // namespace geotrain

@@ -169,6 +169,8 @@ double diloco_state_bytes(const Scenario& s) {
   return 2 * 4 * stage_params(s.model, 0, s.model.layers);
 }
 
+namespace {
+
 Program build_diloco(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "diloco", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -210,5 +212,26 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
   p.model_flops_per_iteration *= h;
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"diloco",
+     "DiLoCo / OpenDiLoCo: H local steps without communication, then the pseudo-gradient "
+     "(weights before - after) is averaged and applied by an outer Nesterov SGD",
+     {integer_param("inner_steps", 50, 1, 1e6, "local (inner) steps H per outer round"),
+      number_param("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"),
+      number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
+      choice_param("wire_dtype", "fp32", {"fp32", "fp16", "bf16"},
+                   "pseudo-gradient dtype on the wire"),
+      choice_param("averaging", "wait-for-all", {"wait-for-all", "timeout"},
+                   "all-reduce with everyone, or only the workers ready within `timeout` of "
+                   "the first"),
+      duration_param("timeout", 1800, ranges::kRunTime,
+                     "averaging timeout (hivemind's averaging_timeout)"),
+      choice_param("algorithm", "ring", collective_algorithm_names(),
+                   "all-reduce algorithm (wait-for-all)")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_diloco}};
+
+}  // namespace
 
 }  // namespace geotrain

@@ -38,8 +38,6 @@ void dp_sync_ops(std::vector<Op>& ops, const Pipeline& pl, const Program& p, Gro
   }
 }
 
-}  // namespace
-
 Program build_gpipe(const Scenario& s, const Assignment& placement) {
   std::vector<int> devices;
   const Pipeline pl = pipeline_of(s, placement, devices);
@@ -59,5 +57,21 @@ Program build_gpipe(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"gpipe",
+     "DT-FM pipeline + data parallel: S stages x D replicas, GPipe or 1F1B schedule, then a "
+     "per-stage gradient sync among the replicas",
+     {integer_param("stages", 1, 1, 1e6, "pipeline stages S"),
+      integer_param("replicas", 1, 1, 1e6, "data-parallel replicas D"),
+      choice_param("schedule", "gpipe", {"gpipe", "1f1b"}, "micro-batch schedule"),
+      choice_param("dp_sync", "allreduce", {"allreduce", "ps-central", "ps-sharded"},
+                   "how the replicas of a stage average gradients"),
+      choice_param("algorithm", "ring", collective_algorithm_names(),
+                   "all-reduce algorithm for dp_sync")},
+     pipeline_check},
+    StrategyLayout::pipeline, build_gpipe}};
+
+}  // namespace
 
 }  // namespace geotrain

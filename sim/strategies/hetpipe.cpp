@@ -79,8 +79,6 @@ void worker_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int stage
   if (stale) ops.push_back(make_wait(pulls, fmt::format("wait pulls s{}", stage)));
 }
 
-}  // namespace
-
 Program build_hetpipe(const Scenario& s, const Assignment& placement) {
   std::vector<int> devices;
   const Pipeline pl = pipeline_of(s, placement, devices);
@@ -103,5 +101,21 @@ Program build_hetpipe(const Scenario& s, const Assignment& placement) {
   p.model_flops_per_iteration *= waves;
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"hetpipe",
+     "HetPipe: pipelines (virtual workers) push each wave's gradients to a parameter server per "
+     "stage, which applies them in arrival order and returns the weights",
+     {integer_param("stages", 1, 1, 1e6, "pipeline stages S"),
+      integer_param("replicas", 1, 1, 1e6, "virtual workers (pipelines) D"),
+      choice_param("schedule", "gpipe", {"gpipe", "1f1b"}, "micro-batch schedule"),
+      integer_param("server", 0, 0, 1e6, "replica whose stage ranks host the parameter server"),
+      integer_param("staleness", 0, 0, 1000,
+                    "waves a virtual worker runs on its local weights before it waits for the "
+                    "server's (HetPipe's bound; one iteration = staleness + 1 waves)")},
+     pipeline_check},
+    StrategyLayout::pipeline, build_hetpipe}};
+
+}  // namespace
 
 }  // namespace geotrain

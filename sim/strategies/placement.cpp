@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
 
 namespace geotrain {
 

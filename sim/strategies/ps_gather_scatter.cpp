@@ -8,6 +8,8 @@
 
 namespace geotrain {
 
+namespace {
+
 Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "ps-gather-scatter", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -35,5 +37,14 @@ Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement) 
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"ps-gather-scatter",
+     "rank 0 gathers all gradients, averages them and scatters the mean (COS 598D task 2a)",
+     {integer_param("server", 0, 0, 1e9, "rank of the parameter server")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_ps_gather_scatter}};
+
+}  // namespace
 
 }  // namespace geotrain

@@ -6,6 +6,8 @@
 
 namespace geotrain {
 
+namespace {
+
 Program build_ps_sharded(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "ps-sharded", data_parallel_devices(placement));
   const int n = p.world_size, layers = s.model.layers;
@@ -27,5 +29,15 @@ Program build_ps_sharded(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+const StrategyRegistrar kRegistrar{{
+    {"ps-sharded",
+     "every rank owns a shard of the parameters: reduce-scatter to owners, all-gather back "
+     "(DT-FM's sharded parameter server)",
+     {},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_ps_sharded}};
+
+}  // namespace
 
 }  // namespace geotrain

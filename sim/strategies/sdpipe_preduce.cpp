@@ -9,9 +9,12 @@
 // window waits for every replica. Then "average weights" divides the sum.
 #include <fmt/format.h>
 
+#include "sim/scenario/diagnostics.hpp"
 #include "sim/strategies/pipeline_ops.hpp"
 
 namespace geotrain {
+
+namespace {
 
 Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement) {
   std::vector<int> devices;
@@ -45,5 +48,32 @@ Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement) {
   }
   return p;
 }
+
+// SD-Pipe's window must start inside its adaptation range.
+void sdpipe_check(const Scenario& s, Diagnostics& diag, int line) {
+  pipeline_check(s, diag, line);
+  const double lo = s.strategy.number("window_min"), hi = s.strategy.number("window_max"),
+               w = s.strategy.number("window_initial");
+  if (!(lo <= w && w <= hi))
+    diag.error(line, "strategy.window_initial",
+               fmt::format("{} s outside [window_min, window_max] = [{}, {}] s", w, lo, hi));
+}
+
+const StrategyRegistrar kRegistrar{{
+    {"sdpipe-preduce",
+     "SD-Pipe: pipelines whose stage replicas average weights with the replicas ready within "
+     "an adaptive window (partial reduce), with a forced full sync every full_sync_every updates",
+     {integer_param("stages", 1, 1, 1e6, "pipeline stages S"),
+      integer_param("replicas", 1, 1, 1e6, "data-parallel replicas D"),
+      choice_param("schedule", "1f1b", {"gpipe", "1f1b"}, "micro-batch schedule"),
+      duration_param("window_initial", 1e-3, ranges::kWindow, "first partial-reduce window"),
+      duration_param("window_min", 1e-5, ranges::kWindow, "smallest window"),
+      duration_param("window_max", 1e-2, ranges::kWindow, "largest window"),
+      integer_param("full_sync_every", 0, 0, 1e9,
+                    "updates between forced full syncs (0: 10 x replicas, SD-Pipe's default)")},
+     sdpipe_check},
+    StrategyLayout::pipeline, build_sdpipe_preduce}};
+
+}  // namespace
 
 }  // namespace geotrain

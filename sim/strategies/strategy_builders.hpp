@@ -1,34 +1,30 @@
 #pragma once
-// The builders behind build_program (strategy_registry.cpp), one file each, and the small pieces
-// they share. Every builder returns a Program for ONE iteration; build_program validates it.
+// The small pieces the strategy files share (strategy_common.cpp). Each strategy file defines its
+// builder and registers it (strategy_registry.hpp); every builder returns a Program for ONE
+// iteration, build_program validates it.
 #include <string>
 #include <vector>
 
 #include "sim/program/assignment.hpp"
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/strategy_catalog.hpp"
+#include "sim/strategies/strategy_registry.hpp"
 
 namespace geotrain {
 
-// Data-parallel strategies: `placement` is 1 stage x N replicas (rank r runs on device_of[r][0]).
-Program build_ddp_allreduce(const Scenario& s, const Assignment& placement);
-Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement);
-Program build_ps_sharded(const Scenario& s, const Assignment& placement);
-Program build_ddp_bucketed(const Scenario& s, const Assignment& placement);
-// Pipeline + data parallel: S stages x D replicas; rank = replica x S + stage.
-Program build_gpipe(const Scenario& s, const Assignment& placement);
-// Decentralized strategies (one file each; how one iteration maps to each algorithm is in the
-// file's header comment): diloco and adpsgd are 1 x N, sdpipe-preduce and hetpipe S x D.
-Program build_diloco(const Scenario& s, const Assignment& placement);
-Program build_adpsgd(const Scenario& s, const Assignment& placement);
-Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement);
-Program build_hetpipe(const Scenario& s, const Assignment& placement);
 // Bytes DiLoCo's pseudo-gradient averaging moves per rank buffer (parameters x wire dtype).
 double diloco_wire_bytes(const Scenario& s);
 // Bytes a rejoining DiLoCo worker loads from its peer: fp32 weights + outer momentum.
 double diloco_state_bytes(const Scenario& s);
 
-// --- shared pieces (strategy_common.cpp) -------------------------------------------------------
+// Cross-field checks (StrategyDecl::check). Data parallel: the global batch splits over the
+// participating devices. Pipeline: stages x replicas = devices, at most one stage per layer.
+void data_parallel_check(const Scenario& s, Diagnostics& diag, int line);
+void pipeline_check(const Scenario& s, Diagnostics& diag, int line);
+// The choices of a strategy's `algorithm` parameter; library: Gloo's own all-reduce (what
+// LibTorch runs; sim/program/gloo_algorithms.hpp).
+const std::vector<std::string>& collective_algorithm_names();
 
 // How a replica's share of the global batch is cut: training.micro_batches when set, else
 // ceil(share / training.micro_batch), else one micro-batch; micro-batches are equal (sequences

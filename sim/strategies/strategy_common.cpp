@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/common/error.hpp"
+#include "sim/scenario/diagnostics.hpp"
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/workload/compute_ops.hpp"
 
@@ -121,6 +122,36 @@ std::vector<int> data_parallel_devices(const Assignment& placement) {
   std::vector<int> devices;
   for (int r = 0; r < placement.replicas; ++r) devices.push_back(placement.device(r, 0));
   return devices;
+}
+
+void data_parallel_check(const Scenario& s, Diagnostics& diag, int line) {
+  const int n = participating_devices(s);
+  if (s.training.global_batch > 0 && s.training.global_batch < n)
+    diag.error(line, "training.global_batch",
+               fmt::format("{} sequences cannot be split over {} data-parallel replicas",
+                           s.training.global_batch, n));
+}
+
+void pipeline_check(const Scenario& s, Diagnostics& diag, int line) {
+  const auto stages = s.strategy.integer("stages");
+  const auto replicas = s.strategy.integer("replicas");
+  const int n = participating_devices(s);
+  if (stages * replicas != n)
+    diag.error(line, "strategy",
+               fmt::format("stages x replicas = {} x {} = {} but the scenario has {} devices "
+                           "(expected them to match)",
+                           stages, replicas, stages * replicas, n));
+  if (stages > s.model.layers)
+    diag.error(line, "strategy.stages",
+               fmt::format("{} stages for a model of {} layers (expected at most one stage per "
+                           "layer)",
+                           stages, s.model.layers));
+}
+
+const std::vector<std::string>& collective_algorithm_names() {
+  static const std::vector<std::string> names{"ring", "tree", "halving-doubling", "direct",
+                                              "library"};
+  return names;
 }
 
 }  // namespace geotrain

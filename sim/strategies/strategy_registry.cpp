@@ -2,42 +2,36 @@
 
 #include <fmt/format.h>
 
-#include <functional>
 #include <map>
+#include <string>
 
 #include "sim/common/error.hpp"
 #include "sim/program/program_validation.hpp"
 #include "sim/strategies/placement.hpp"
-#include "sim/strategies/strategy_builders.hpp"
-#include "sim/strategies/strategy_catalog.hpp"
 
 namespace geotrain {
 
 namespace {
 
-using Builder = std::function<Program(const Scenario&, const Assignment&)>;
-
 struct Entry {
-  Builder build;
-  bool pipeline;  // S x D placement from the strategy; otherwise 1 x N
+  StrategyLayout layout;
+  std::function<Program(const Scenario&, const Assignment&)> build;
 };
 
-const std::map<std::string, Entry>& builders() {
-  static const std::map<std::string, Entry> table{
-      {"ddp-allreduce", {build_ddp_allreduce, false}},
-      {"ps-gather-scatter", {build_ps_gather_scatter, false}},
-      {"ps-sharded", {build_ps_sharded, false}},
-      {"ddp-bucketed", {build_ddp_bucketed, false}},
-      {"gpipe", {build_gpipe, true}},
-      {"diloco", {build_diloco, false}},
-      {"adpsgd", {build_adpsgd, false}},
-      {"sdpipe-preduce", {build_sdpipe_preduce, true}},
-      {"hetpipe", {build_hetpipe, true}},
-  };
+// A function-local static: registrars in other files run during static initialization, in an
+// order the language leaves open.
+std::map<std::string, Entry>& builders() {
+  static std::map<std::string, Entry> table;
   return table;
 }
 
 }  // namespace
+
+StrategyRegistrar::StrategyRegistrar(StrategyDefinition definition) {
+  const std::string name = definition.decl.name;
+  add_strategy_decl(std::move(definition.decl));
+  builders().emplace(name, Entry{definition.layout, std::move(definition.build)});
+}
 
 Program build_program(const Scenario& scenario, const Assignment* placement) {
   const auto it = builders().find(scenario.strategy.name);
@@ -47,10 +41,10 @@ Program build_program(const Scenario& scenario, const Assignment* placement) {
     throw InputError(fmt::format("{}: strategy.name = '{}': no Program builder (known: {})",
                                  scenario.path, scenario.strategy.name, known));
   }
-  const int stages =
-      it->second.pipeline ? static_cast<int>(scenario.strategy.integer("stages")) : 1;
-  const int replicas = it->second.pipeline ? static_cast<int>(scenario.strategy.integer("replicas"))
-                                           : participating_devices(scenario);
+  const bool pipeline = it->second.layout == StrategyLayout::pipeline;
+  const int stages = pipeline ? static_cast<int>(scenario.strategy.integer("stages")) : 1;
+  const int replicas = pipeline ? static_cast<int>(scenario.strategy.integer("replicas"))
+                                : participating_devices(scenario);
   const Assignment resolved =
       placement ? *placement : resolve_placement(scenario, stages, replicas);
   if (resolved.stages != stages || resolved.replicas != replicas)

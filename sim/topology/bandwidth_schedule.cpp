@@ -8,7 +8,6 @@
 
 #include "sim/common/units.hpp"
 #include "sim/program/dynamic_rules.hpp"
-#include "sim/scenario/scenario.hpp"
 
 namespace geotrain {
 
@@ -84,10 +83,6 @@ std::vector<std::string> BandwidthSchedule::describe() const {
                               s.line > 0 ? fmt::format(" (line {}{})", s.line, s.drawn ? ", seeded" : "")
                                          : ""));
   return out;
-}
-
-BandwidthSchedule resolve_bandwidth_schedule(const Scenario& scenario) {
-  return BandwidthSchedule(scenario.bandwidth_changes, scenario.effective_network());
 }
 
 }  // namespace geotrain

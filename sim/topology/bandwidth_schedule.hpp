@@ -16,8 +16,6 @@
 
 namespace geotrain {
 
-struct Scenario;
-
 // One dated change: seeded entries expand into one step per draw.
 struct BandwidthStep {
   double at_s = 0;
@@ -67,8 +65,5 @@ class BandwidthSchedule {
   std::vector<BandwidthStep> steps_;
   Topology network_ = Topology::regional({"all"}, {0}, {{0, 1}}, {{0, 0}});
 };
-
-// THE resolution both executors call: the scenario's changes on its effective network.
-BandwidthSchedule resolve_bandwidth_schedule(const Scenario& scenario);
 
 }  // namespace geotrain

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/scenario/scenario_loader.hpp"
-#include "sim/topology/bandwidth_schedule.hpp"
+#include "sim/scenario/scenario_bandwidth.hpp"
 
 using namespace geotrain;
 

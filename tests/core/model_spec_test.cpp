@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 using namespace geotrain;
 

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emu/launch/progress_block.hpp"
+#include "emu/worker/progress_block.hpp"
 
 namespace {
 

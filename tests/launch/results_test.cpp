@@ -17,7 +17,7 @@
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 using namespace geotrain;
 using namespace geotrain::emu;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/workload/compute_ops.hpp"
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 using namespace geotrain;
 

@@ -11,4 +11,14 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
   return lines;
 }
 
+std::vector<std::string> read_lines(const std::filesystem::path& path,
+                                    const std::map<std::string, std::string>& placeholders) {
+  auto lines = read_lines(path);
+  for (auto& line : lines)
+    for (const auto& [key, value] : placeholders)
+      for (auto at = line.find(key); at != std::string::npos; at = line.find(key, at + value.size()))
+        line.replace(at, key.size(), value);
+  return lines;
+}
+
 }  // namespace geotrain::test

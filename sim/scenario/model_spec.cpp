@@ -1,4 +1,4 @@
-#include "sim/workload/model_spec.hpp"
+#include "sim/scenario/model_spec.hpp"
 
 #include <stdexcept>
 

@@ -2,13 +2,18 @@
 // Every strategy a scenario can name, with the parameters it takes (type, default, range, help).
 // The scenario loader validates `strategy:` against this catalog, so unknown parameters and bad
 // values are reported with the file and line; a strategy's Program builder then reads typed values.
-// Adding a strategy = one entry here + one builder file (see strategy_registry.hpp).
+//
+// The catalog is filled by the strategies themselves: each strategy file in sim/strategies
+// declares its parameters next to its builder and registers both (strategy_registry.hpp). The
+// catalog lives here, below the strategies, because the loader needs it and sim/scenario must
+// not include sim/strategies (that was a folder-level include cycle).
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/value_range.hpp"
 
 namespace geotrain {
 
@@ -35,9 +40,23 @@ struct StrategyDecl {
   std::function<void(const Scenario&, Diagnostics&, int line)> check;
 };
 
+// Adds a strategy (called by StrategyRegistrar before main). Throws geotrain::Error on a
+// duplicate name: two files claiming one name is a programming error, not a user's.
+void add_strategy_decl(StrategyDecl decl);
+// Sorted by name, so messages listing the strategies do not depend on link order.
 const std::vector<StrategyDecl>& strategy_catalog();
 const StrategyDecl* find_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
+
+// Parameter declarations for the strategy files. Sizes and durations carry their physical
+// range (value_range.hpp).
+ParamDecl choice_param(std::string name, std::string def, std::vector<std::string> choices,
+                       std::string help);
+ParamDecl integer_param(std::string name, std::int64_t def, double min, double max,
+                        std::string help);
+ParamDecl number_param(std::string name, double def, double min, double max, std::string help);
+ParamDecl bytes_param(std::string name, double def, ValueRange r, std::string help);
+ParamDecl duration_param(std::string name, double def_s, ValueRange r, std::string help);
 
 // Number of devices the scenario runs on (emulation.workers when set, else the device list).
 int participating_devices(const Scenario& s);

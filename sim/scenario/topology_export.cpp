@@ -1,4 +1,4 @@
-#include "sim/topology/topology_export.hpp"
+#include "sim/scenario/topology_export.hpp"
 
 #include <fmt/format.h>
 

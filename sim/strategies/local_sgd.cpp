@@ -1,0 +1,66 @@
+// local-sgd (Local SGD / periodic model averaging; Stich, ICLR 2019; Lin et al., "Don't Use
+// Large Mini-Batches, Use Local SGD", ICLR 2020): data parallel where every replica takes
+// `sync_every` H optimizer steps on its own shard without communicating, then all replicas
+// average their WEIGHTS with one all-reduce. It is DiLoCo without the outer optimizer (and so
+// without the pseudo-gradient and the outer momentum), the simplest way to trade communication
+// for staleness: per local step the network moves H x fewer bytes than ddp-allreduce.
+// One Program iteration = one averaging period:
+//   H x (forward + backward of the replica's micro-batches, optimizer step) ("fwd h<k> mb<i>",
+//   "bwd h<k> mb<i>", "optim h<k>"), then "allreduce weights" (the whole model in the gradient
+//   dtype, fp32 by default: the bytes of one DDP all-reduce) and "average weights" (divide the
+//   sum by N). Throughput figures count H x the global batch.
+// The emulator cannot run it yet: its worker decides what a collective carries from the op
+// order (emu/worker/rank_plan.hpp) and would all-reduce gradients here, not weights.
+#include <fmt/format.h>
+
+#include "sim/strategies/strategy_builders.hpp"
+#include "sim/workload/compute_ops.hpp"
+
+namespace geotrain {
+
+namespace {
+
+Program build_local_sgd(const Scenario& s, const Assignment& placement) {
+  Program p = new_program(s, "local-sgd", data_parallel_devices(placement));
+  const int n = p.world_size, layers = s.model.layers;
+  const auto h = static_cast<int>(s.strategy.integer("sync_every"));
+  std::vector<int> everyone;
+  for (int r = 0; r < n; ++r) everyone.push_back(r);
+  const GroupId world = add_group(p, "world", everyone);
+  const MicroBatching mb = micro_batching(s.training, n);
+  const double weights = stage_gradient_bytes(s.model, 0, layers);
+  const auto algorithm = allreduce_algorithm(s, n);
+  for (auto& ops : p.ranks) {
+    for (int step = 0; step < h; ++step) {
+      for (int i = 0; i < mb.micro_batches; ++i)
+        ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
+                              fmt::format("fwd h{} mb{}", step, i)));
+      for (int i = 0; i < mb.micro_batches; ++i)
+        ops.push_back(make_op(backward_op(s.model, 0, i, 0, layers, mb.sequences),
+                              fmt::format("bwd h{} mb{}", step, i)));
+      ops.push_back(make_op(optimizer_op(s.model, s.training.optimizer, 0, 0, layers),
+                            fmt::format("optim h{}", step)));
+    }
+    ops.push_back(make_op(collective(CollectiveKind::allreduce, world, weights, algorithm),
+                          "allreduce weights"));
+    ops.push_back(averaging(s.model, weights, 0, 0, layers, "average weights"));
+  }
+  p.sequences_per_iteration *= h;
+  p.tokens_per_iteration *= h;
+  p.model_flops_per_iteration *= h;
+  return p;
+}
+
+const StrategyRegistrar kRegistrar{{
+    {"local-sgd",
+     "Local SGD / periodic model averaging: sync_every local steps without communication, "
+     "then the replicas' weights are averaged with one all-reduce (DiLoCo without the outer "
+     "optimizer)",
+     {integer_param("sync_every", 8, 1, 1e6, "local steps H between two weight averages"),
+      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
+     data_parallel_check},
+    StrategyLayout::data_parallel, build_local_sgd}};
+
+}  // namespace
+
+}  // namespace geotrain
