@@ -143,10 +143,10 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   for (std::size_t s = 0; s < steps.size(); ++s)
     expected_in_step.push_back(program_bytes_per_rank(
         has_iteration_ranges(program) ? program_in_iteration(program, static_cast<int>(s)) : program,
-        scenario.model.gradient_dtype, diloco_wire_dtype(scenario, program)));
+        scenario.model.gradient_dtype, pseudo_gradient_dtype(program, scenario.model.gradient_dtype)));
   const auto expected = expected_in_step.empty()
                             ? program_bytes_per_rank(program, scenario.model.gradient_dtype,
-                                                     diloco_wire_dtype(scenario, program))
+                                                     pseudo_gradient_dtype(program, scenario.model.gradient_dtype))
                             : expected_in_step.front();
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   bool all_match = true;

@@ -62,7 +62,7 @@ class Interpreter {
   // Dynamic ops and DiLoCo's outer step (interpreter_dynamic.cpp).
   void start_coordinators();
   double dynamic(int i, const DynamicOp& d);
-  double gossip(int i, const DynamicOp& d, torch::Tensor& buffer);
+  double gossip(int i, const DynamicOp& d, const GossipRule& rule, torch::Tensor& buffer);
   double partial_reduce(int i, const DynamicOp& d, torch::Tensor& buffer);
   void pseudo_gradient();
   void outer_step();

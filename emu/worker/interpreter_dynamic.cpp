@@ -9,6 +9,7 @@
 #include "emu/worker/interpreter.hpp"
 #include "sim/common/error.hpp"
 #include "sim/program/collective_schedule.hpp"
+#include "sim/common/overloaded.hpp"
 #include "sim/program/dynamic_rules.hpp"
 
 namespace geotrain {
@@ -41,7 +42,7 @@ void Interpreter::start_coordinators() {
   std::map<std::pair<GroupId, int>, const DynamicOp*> ops_of;  // every partial-reduce op, by (group, tag)
   for (const auto& ops : job_.program.ranks)
     for (const auto& op : ops)
-      if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce)
+      if (const auto* d = op.as<DynamicOp>(); d && std::holds_alternative<PartialReduceRule>(d->rule))
         ops_of.emplace(std::pair{d->group, d->tag}, d);
   for (const auto& [key, d] : ops_of) {
     const auto& ranks = job_.program.group(key.first).ranks;
@@ -163,7 +164,10 @@ double Interpreter::dynamic(int i, const DynamicOp& d) {
   torch::NoGradGuard no_grad;
   auto source = pseudo_phase_ ? stage_.flat_grad() : flat_weights();
   auto wire = source.to(scalar_type(wire_dtype())).contiguous();
-  const double sent = d.rule == DynamicRule::gossip ? gossip(i, d, wire) : partial_reduce(i, d, wire);
+  const double sent =
+      std::visit(Overloaded{[&](const GossipRule& rule) { return gossip(i, d, rule, wire); },
+                            [&](const PartialReduceRule&) { return partial_reduce(i, d, wire); }},
+                 d.rule);
   if (pseudo_phase_) stage_.flat_grad().copy_(wire);
   else set_weights(wire.to(torch::kFloat32));
   return sent;
@@ -171,12 +175,12 @@ double Interpreter::dynamic(int i, const DynamicOp& d) {
 
 // AD-PSGD: this round's seeded partner (the same pairing on every member); both send their
 // copy and average the two. Only the pair waits for each other.
-double Interpreter::gossip(int i, const DynamicOp& d, torch::Tensor& wire) {
+double Interpreter::gossip(int i, const DynamicOp& d, const GossipRule& rule, torch::Tensor& wire) {
   const auto& ranks = job_.program.group(d.group).ranks;
   const int members = static_cast<int>(ranks.size());
   const int pos = cluster_.position(d.group);
   const std::int64_t round = dynamic_round_[{d.group, d.tag}]++;
-  const int partner = gossip_pairing(d.seed, round, members)[static_cast<std::size_t>(pos)];
+  const int partner = gossip_pairing(rule.seed, round, members)[static_cast<std::size_t>(pos)];
   std::vector<int> together{options_.rank};
   if (partner >= 0) together.push_back(ranks[static_cast<std::size_t>(partner)]);
   std::sort(together.begin(), together.end());

@@ -65,7 +65,7 @@ void PreduceCoordinator::finish() {
 
 void PreduceCoordinator::run() {
   auto store = cluster_.connect_store();  // local: this thread runs next to the store
-  PartialReduceWindow rule(op_, members_);
+  PartialReduceWindow rule(std::get<PartialReduceRule>(op_.rule), members_);
   // Every member runs the op equally often; after its last round it leaves the window (as in
   // the simulator, dynamic_rules.hpp), so a full sync at the end does not wait for it.
   const std::int64_t per_member = arrivals_ / members_;

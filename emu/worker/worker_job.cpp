@@ -136,13 +136,15 @@ WorkerJob read_worker_job(const std::string& path) {
   return worker_job_from_json(j, path);
 }
 
-DType diloco_wire_dtype(const Scenario& scenario, const Program& program) {
-  if (program.strategy != "diloco") return scenario.model.gradient_dtype;
-  const auto& wire = scenario.strategy.text("wire_dtype");
-  return wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
+DType pseudo_gradient_dtype(const Program& program, DType gradient_dtype) {
+  return program.outer_step ? program.outer_step->wire_dtype : gradient_dtype;
 }
 
 WorkerJob make_worker_job(const Scenario& scenario, Program program) {
+  if (!program.not_emulated.empty())
+    throw InputError(fmt::format("{}: strategy.name = '{}': simulate only ({}; expected a strategy "
+                                 "the emulator runs, docs/adding-a-strategy.md)",
+                                 scenario.path, program.strategy, program.not_emulated));
   WorkerJob job;
   job.model = scenario.model;
   job.tie_embeddings = max_stage(program) <= 1;
@@ -158,11 +160,11 @@ WorkerJob make_worker_job(const Scenario& scenario, Program program) {
                                    scenario.path, device, slowdown));
     job.slowdown_of_rank.push_back(slowdown);
   }
-  if (program.strategy == "diloco") {
-    job.outer_lr = scenario.strategy.number("outer_lr");
-    job.outer_momentum = scenario.strategy.number("outer_momentum");
+  if (program.outer_step) {
+    job.outer_lr = program.outer_step->learning_rate;
+    job.outer_momentum = program.outer_step->momentum;
   }
-  job.wire_dtype = diloco_wire_dtype(scenario, program);
+  job.wire_dtype = pseudo_gradient_dtype(program, scenario.model.gradient_dtype);
   job.program = std::move(program);
   return job;
 }

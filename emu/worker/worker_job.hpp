@@ -51,8 +51,8 @@ WorkerJob read_worker_job(const std::string& path);
 // scenario.
 WorkerJob make_worker_job(const Scenario& scenario, Program program);
 
-// The dtype DiLoCo's pseudo-gradient travels in (strategy.wire_dtype); the gradient dtype for
-// other strategies.
-DType diloco_wire_dtype(const Scenario& scenario, const Program& program);
+// The dtype a pseudo-gradient travels in (the Program's outer step); `gradient_dtype` for
+// Programs without one.
+DType pseudo_gradient_dtype(const Program& program, DType gradient_dtype);
 
 }  // namespace geotrain

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "sim/common/overloaded.hpp"
 #include "sim/engine/schedule_replay.hpp"
 #include "sim/engine/sim_context.hpp"
 #include "sim/program/collective_schedule.hpp"
@@ -32,8 +33,8 @@ void store_message(sg4::Host* from, sg4::Host* to) {
 }  // namespace
 
 struct DynamicRunner::Window {
-  Window(const DynamicOp& op, int members)
-      : rule(op, members),
+  Window(const PartialReduceRule& r, int members)
+      : rule(r, members),
         mutex(sg4::Mutex::create()),
         changed(sg4::ConditionVariable::create()),
         decided(static_cast<std::size_t>(members)) {}
@@ -50,9 +51,11 @@ DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
   const Program& p = ctx.program();
   for (int r = 0; r < p.world_size; ++r)
     for (const auto& op : p.ranks[static_cast<std::size_t>(r)])
-      if (const auto* d = op.as<DynamicOp>(); d && d->rule == DynamicRule::partial_reduce) {
+      if (const auto* d = op.as<DynamicOp>()) {
+        const auto* rule = std::get_if<PartialReduceRule>(&d->rule);
+        if (!rule) continue;
         auto& w = windows_[{d->group, d->tag}];
-        if (!w) w = std::make_unique<Window>(*d, static_cast<int>(p.group(d->group).ranks.size()));
+        if (!w) w = std::make_unique<Window>(*rule, static_cast<int>(p.group(d->group).ranks.size()));
         auto& total = partial_total_[{r, d->group, d->tag}];
         for (int it = 0; it < ctx.settings().iterations; ++it) total += op.active_in(it) ? 1 : 0;
       }
@@ -61,19 +64,19 @@ DynamicRunner::~DynamicRunner() = default;
 
 void DynamicRunner::run(int rank, const DynamicOp& op, OpRecord& record) {
   record.idle_from_s = record.start_s;
-  if (op.rule == DynamicRule::gossip)
-    gossip(rank, op, record);
-  else
-    partial_reduce(rank, op, record);
+  std::visit(Overloaded{[&](const GossipRule& rule) { gossip(rank, op, rule, record); },
+                        [&](const PartialReduceRule&) { partial_reduce(rank, op, record); }},
+             op.rule);
   record.end_s = now();
 }
 
-void DynamicRunner::gossip(int rank, const DynamicOp& op, OpRecord& record) {
+void DynamicRunner::gossip(int rank, const DynamicOp& op, const GossipRule& rule,
+                           OpRecord& record) {
   const Group& group = ctx_.program().group(op.group);
   const int members = static_cast<int>(group.ranks.size());
   const std::int64_t round = gossip_round_[{rank, op.group, op.tag}]++;
   const int partner_pos =
-      gossip_pairing(op.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
+      gossip_pairing(rule.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
   if (partner_pos < 0) {
     record.idle_to_s = record.start_s;
     return;

@@ -46,7 +46,7 @@ class DynamicRunner {
 
  private:
   struct Window;
-  void gossip(int rank, const DynamicOp& op, OpRecord& record);
+  void gossip(int rank, const DynamicOp& op, const GossipRule& rule, OpRecord& record);
   void partial_reduce(int rank, const DynamicOp& op, OpRecord& record);
   Window& window(const DynamicOp& op);
 

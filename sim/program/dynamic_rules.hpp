@@ -36,9 +36,9 @@ class PartialReduceWindow {
  public:
   PartialReduceWindow(int members, double window_s, double window_min_s, double window_max_s,
                       int full_sync_every);
-  explicit PartialReduceWindow(const DynamicOp& op, int members)
-      : PartialReduceWindow(members, op.window_s, op.window_min_s, op.window_max_s,
-                            op.full_sync_every) {}
+  PartialReduceWindow(const PartialReduceRule& rule, int members)
+      : PartialReduceWindow(members, rule.window_s, rule.window_min_s, rule.window_max_s,
+                            rule.full_sync_every) {}
 
   // Member `member` (position in the group) is ready at `now_s` (non-decreasing over calls).
   // Opens a window when none is open. A member that is already waiting is an error.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/common/overloaded.hpp"
+
 namespace geotrain {
 
 // The names are the ones the Program JSON, traces and labels use: keep them stable.
@@ -57,14 +59,16 @@ const char* to_string(CollectiveAlgorithm a) {
   return "?";
 }
 
-const char* to_string(DynamicRule r) {
-  switch (r) {
-    case DynamicRule::partial_reduce:
-      return "partial-reduce";
-    case DynamicRule::gossip:
-      return "gossip";
-  }
-  return "?";
+const char* to_string(const DynamicRule& r) {
+  return std::visit(Overloaded{[](const PartialReduceRule&) { return "partial-reduce"; },
+                               [](const GossipRule&) { return "gossip"; }},
+                    r);
+}
+
+const char* rule_key(const DynamicRule& r) {
+  return std::visit(Overloaded{[](const PartialReduceRule&) { return "partial_reduce"; },
+                               [](const GossipRule&) { return "gossip"; }},
+                    r);
 }
 
 const char* op_type_name(const Op& op) {

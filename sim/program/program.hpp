@@ -21,9 +21,12 @@
 //    separate groups whose collectives are active in their epoch. Iterations where the active
 //    set is the same form an epoch (program_epochs); validation checks every epoch.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "sim/common/dtype.hpp"
 
 namespace geotrain {
 
@@ -35,12 +38,10 @@ enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, gat
 // recursive halving/doubling (Rabenseifner); direct: everyone talks to the root (gather/scatter
 // parameter server); library: the communication library's built-in algorithm (Gloo's allreduce).
 enum class CollectiveAlgorithm { ring, tree, halving_doubling, direct, library };
-enum class DynamicRule { partial_reduce, gossip };
 
 const char* to_string(ComputeKind k);
 const char* to_string(CollectiveKind k);
 const char* to_string(CollectiveAlgorithm a);
-const char* to_string(DynamicRule r);
 
 using GroupId = int;
 
@@ -88,8 +89,8 @@ struct CollectiveOp {
   int tag = 0;   // distinguishes concurrent collectives on one group (DDP buckets)
 };
 
-// Peers decided at run time; the rules themselves live in dynamic_rules.hpp so that every
-// executor decides the same way.
+// Peers decided at run time. One struct per rule; the decisions themselves live in
+// dynamic_rules.hpp so that every executor decides the same way.
 //  partial_reduce (SD-Pipe; DiLoCo with an averaging timeout): among `group`, the ranks ready
 //    within the window that opens when the first one is ready average `bytes`. The window starts
 //    at `window_s` and adapts between `window_min_s` and `window_max_s` (equal: fixed window);
@@ -98,15 +99,32 @@ struct CollectiveOp {
 //    (round k of every member uses the same pairing; the same draws in every executor).
 // What is averaged: the model weights, except between DiLoCo's pseudo-gradient op and its
 // outer_optimizer op, where it is the pseudo-gradient.
-struct DynamicOp {
-  DynamicRule rule = DynamicRule::gossip;
-  GroupId group = 0;
-  double bytes = 0;
+struct PartialReduceRule {
   double window_s = 0;
   double window_min_s = 0;
   double window_max_s = 0;
   int full_sync_every = 0;
+  bool operator==(const PartialReduceRule&) const = default;
+};
+
+struct GossipRule {
   std::uint64_t seed = 0;
+  bool operator==(const GossipRule&) const = default;
+};
+
+// Closed on purpose: executors std::visit it with one handler per rule (sim/common/overloaded.hpp),
+// so a new rule does not compile until every executor (and the JSON format) handles it.
+using DynamicRule = std::variant<PartialReduceRule, GossipRule>;
+
+// "partial-reduce" or "gossip": for people (labels, logs).
+const char* to_string(const DynamicRule& r);
+// "partial_reduce" or "gossip": the rule's name in Program JSON and dynamic.csv.
+const char* rule_key(const DynamicRule& r);
+
+struct DynamicOp {
+  DynamicRule rule = GossipRule{};
+  GroupId group = 0;
+  double bytes = 0;
   int tag = 0;
 };
 
@@ -137,8 +155,17 @@ struct Op {
   bool active_in(int iteration) const;
 };
 
+// What an outer_optimizer op applies (DiLoCo: Nesterov SGD on the averaged pseudo-gradient) and
+// the dtype the pseudo-gradient travels in. The strategy that emits outer_optimizer ops sets it;
+// executors read it here and never look at the strategy's name.
+struct OuterStep {
+  double learning_rate = 0.7;
+  double momentum = 0.9;
+  DType wire_dtype = DType::fp32;
+};
+
 struct Program {
-  std::string strategy;
+  std::string strategy;  // for people and results files; executors must not branch on it
   int world_size = 0;
   std::vector<int> device_of_rank;     // which scenario device runs each rank
   std::vector<Group> groups;           // groups[g].id == g
@@ -148,6 +175,12 @@ struct Program {
   double sequences_per_iteration = 0;
   double tokens_per_iteration = 0;
   double model_flops_per_iteration = 0;  // useful flops (forward + backward), all ranks
+
+  // Why the emulator cannot train this Program yet (empty: it can). The simulator runs every
+  // Program; an emulation that could not move the right tensors must be refused, not run wrong.
+  std::string not_emulated;
+  // Set when the Program has outer_optimizer ops.
+  std::optional<OuterStep> outer_step;
 
   const Group& group(GroupId id) const { return groups.at(static_cast<std::size_t>(id)); }
 };

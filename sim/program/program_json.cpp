@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/common/overloaded.hpp"
 
 namespace geotrain {
 
@@ -36,8 +37,6 @@ constexpr std::array<std::pair<CollectiveAlgorithm, const char*>, 5> kAlgorithms
      {CollectiveAlgorithm::halving_doubling, "halving_doubling"},
      {CollectiveAlgorithm::direct, "direct"},
      {CollectiveAlgorithm::library, "library"}}};
-constexpr std::array<std::pair<DynamicRule, const char*>, 2> kRules{
-    {{DynamicRule::partial_reduce, "partial_reduce"}, {DynamicRule::gossip, "gossip"}}};
 
 template <typename E, std::size_t N>
 const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E value) {
@@ -71,12 +70,19 @@ json op_body_to_json(const CollectiveOp& c) {
           {"algorithm", name_of(kAlgorithms, c.algorithm)},
           {"root", c.root},      {"tag", c.tag}};
 }
+// A Dynamic op carries its rule's own fields only.
 json op_body_to_json(const DynamicOp& d) {
-  return {{"op", "dynamic"},         {"rule", name_of(kRules, d.rule)},
-          {"group", d.group},        {"bytes", d.bytes},
-          {"window_s", d.window_s},  {"window_min_s", d.window_min_s},
-          {"window_max_s", d.window_max_s}, {"full_sync_every", d.full_sync_every},
-          {"seed", d.seed},          {"tag", d.tag}};
+  json o = {{"op", "dynamic"}, {"rule", rule_key(d.rule)}, {"group", d.group},
+            {"bytes", d.bytes}, {"tag", d.tag}};
+  std::visit(Overloaded{[&](const PartialReduceRule& r) {
+                          o["window_s"] = r.window_s;
+                          o["window_min_s"] = r.window_min_s;
+                          o["window_max_s"] = r.window_max_s;
+                          o["full_sync_every"] = r.full_sync_every;
+                        },
+                        [&](const GossipRule& r) { o["seed"] = r.seed; }},
+             d.rule);
+  return o;
 }
 json op_body_to_json(const WaitOp& w) { return {{"op", "wait"}, {"ops", w.ops}}; }
 
@@ -163,14 +169,21 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     op.body = c;
   } else if (kind == "dynamic") {
     DynamicOp d;
-    d.rule = rd.get_enum(j, "rule", path, kRules);
+    const auto rule = rd.get<std::string>(j, "rule", path);
+    if (rule == "partial_reduce") {
+      PartialReduceRule r;
+      r.window_s = rd.get<double>(j, "window_s", path);
+      r.window_min_s = rd.get<double>(j, "window_min_s", path);
+      r.window_max_s = rd.get<double>(j, "window_max_s", path);
+      r.full_sync_every = rd.get<int>(j, "full_sync_every", path);
+      d.rule = r;
+    } else if (rule == "gossip") {
+      d.rule = GossipRule{rd.get<std::uint64_t>(j, "seed", path)};
+    } else if (j.contains("rule")) {
+      rd.problem(path + ".rule", fmt::format("'{}' unknown (known: partial_reduce, gossip)", rule));
+    }
     d.group = rd.get<int>(j, "group", path);
     d.bytes = rd.get<double>(j, "bytes", path);
-    d.window_s = rd.get<double>(j, "window_s", path);
-    d.window_min_s = rd.get<double>(j, "window_min_s", path);
-    d.window_max_s = rd.get<double>(j, "window_max_s", path);
-    d.full_sync_every = rd.get<int>(j, "full_sync_every", path);
-    d.seed = rd.get<std::uint64_t>(j, "seed", path);
     d.tag = rd.get<int>(j, "tag", path);
     op.body = d;
   } else if (kind == "wait") {
@@ -209,16 +222,23 @@ nlohmann::json program_to_json(const Program& program) {
     }
     ranks.push_back(std::move(list));
   }
-  return {{"format", "geotrain-program"},
-          {"version", 1},
-          {"strategy", program.strategy},
-          {"world_size", program.world_size},
-          {"device_of_rank", program.device_of_rank},
-          {"sequences_per_iteration", program.sequences_per_iteration},
-          {"tokens_per_iteration", program.tokens_per_iteration},
-          {"model_flops_per_iteration", program.model_flops_per_iteration},
-          {"groups", std::move(groups)},
-          {"ranks", std::move(ranks)}};
+  json out = {{"format", "geotrain-program"},
+              {"version", 1},
+              {"strategy", program.strategy},
+              {"world_size", program.world_size},
+              {"device_of_rank", program.device_of_rank},
+              {"sequences_per_iteration", program.sequences_per_iteration},
+              {"tokens_per_iteration", program.tokens_per_iteration},
+              {"model_flops_per_iteration", program.model_flops_per_iteration},
+              {"groups", std::move(groups)},
+              {"ranks", std::move(ranks)}};
+  // Only when set, so Programs without an outer step serialize exactly as before.
+  if (program.outer_step)
+    out["outer_step"] = {{"learning_rate", program.outer_step->learning_rate},
+                         {"momentum", program.outer_step->momentum},
+                         {"wire_dtype", dtype_name(program.outer_step->wire_dtype)}};
+  if (!program.not_emulated.empty()) out["not_emulated"] = program.not_emulated;
+  return out;
 }
 
 Program program_from_json(const nlohmann::json& j, const std::string& source) {
@@ -234,6 +254,19 @@ Program program_from_json(const nlohmann::json& j, const std::string& source) {
   p.sequences_per_iteration = rd.get<double>(j, "sequences_per_iteration", "$");
   p.tokens_per_iteration = rd.get<double>(j, "tokens_per_iteration", "$");
   p.model_flops_per_iteration = rd.get<double>(j, "model_flops_per_iteration", "$");
+  if (j.contains("outer_step")) {
+    const auto& o = j["outer_step"];
+    OuterStep step;
+    step.learning_rate = rd.get<double>(o, "learning_rate", "$.outer_step");
+    step.momentum = rd.get<double>(o, "momentum", "$.outer_step");
+    const auto wire = rd.get<std::string>(o, "wire_dtype", "$.outer_step");
+    if (wire == "fp32" || wire == "fp16" || wire == "bf16")
+      step.wire_dtype = wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
+    else
+      rd.problem("$.outer_step.wire_dtype", "'" + wire + "' (expected fp32, fp16 or bf16)");
+    p.outer_step = step;
+  }
+  if (j.contains("not_emulated")) p.not_emulated = rd.get<std::string>(j, "not_emulated", "$");
   const auto groups = rd.get<json>(j, "groups", "$", json::array());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const auto path = fmt::format("$.groups[{}]", i);

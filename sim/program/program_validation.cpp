@@ -232,7 +232,7 @@ bool same_collective(const Op& a, const Op& b) {
            x->root == y->root && x->tag == y->tag;
   const auto* u = a.as<DynamicOp>();
   const auto* v = b.as<DynamicOp>();
-  return u && v && u->rule == v->rule && u->bytes == v->bytes && u->tag == v->tag;
+  return u && v && u->rule.index() == v->rule.index() && u->bytes == v->bytes && u->tag == v->tag;
 }
 
 // Every member of a group must enter the same collectives in the same order.

@@ -13,9 +13,17 @@ namespace geotrain::sections {
 
 namespace {
 
-// The strategies whose Programs model workers leaving and rejoining.
+// The strategies whose Programs model workers leaving and rejoining, as their declarations say.
 bool supports_churn(const std::string& strategy) {
-  return strategy == "diloco";
+  const StrategyDecl* decl = find_strategy(strategy);
+  return decl && decl->supports_churn;
+}
+
+std::string churn_strategies() {
+  std::string names;
+  for (const auto& d : strategy_catalog())
+    if (d.supports_churn) names += (names.empty() ? "" : ", ") + d.name;
+  return names;
 }
 
 std::string rounds_text(int begin, int end) {
@@ -94,8 +102,8 @@ void check_churn(const Scenario& s, Diagnostics& diag) {
   if (!supports_churn(s.strategy.name)) {
     diag.error(c.line, "churn",
                fmt::format("strategy '{}' cannot have workers leave and join (expected strategy "
-                           "diloco, or no churn section)",
-                           s.strategy.name));
+                           "{}, or no churn section)",
+                           s.strategy.name, churn_strategies()));
     return;
   }
   const int workers = participating_devices(s);

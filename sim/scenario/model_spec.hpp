@@ -7,12 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/common/dtype.hpp"
+
 namespace geotrain {
-
-enum class DType { fp32, fp16, bf16 };
-
-std::size_t dtype_bytes(DType t);
-const char* dtype_name(DType t);
 
 struct ModelSpec {
   std::string preset;  // name of the preset it came from, or "custom"

@@ -38,6 +38,8 @@ struct StrategyDecl {
   // Cross-field checks once the whole scenario is bound (e.g. stages x replicas = devices).
   // Report with diag.error(line, "strategy...", message); line is strategy's line.
   std::function<void(const Scenario&, Diagnostics&, int line)> check;
+  // Whether the strategy's Programs model workers leaving and rejoining (a `churn` section).
+  bool supports_churn = false;
 };
 
 // Adds a strategy (called by StrategyRegistrar before main). Throws geotrain::Error on a

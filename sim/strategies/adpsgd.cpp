@@ -25,10 +25,9 @@ Program build_adpsgd(const Scenario& s, const Assignment& placement) {
     add_forward_backward(ops, s.model, mb, mb.micro_batches, 0, 0, layers);
     ops.push_back(optimizer_step(s, 0, 0, layers));
     DynamicOp d;
-    d.rule = DynamicRule::gossip;
+    d.rule = GossipRule{static_cast<std::uint64_t>(s.strategy.integer("seed"))};
     d.group = world;
     d.bytes = weights;
-    d.seed = static_cast<std::uint64_t>(s.strategy.integer("seed"));
     Op gossip;
     gossip.body = d;
     gossip.label = "gossip";

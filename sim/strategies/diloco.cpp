@@ -127,10 +127,10 @@ std::vector<Membership> memberships(Program& p, const ChurnSchedule& churn) {
 Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
   if (s.strategy.text("averaging") == "timeout") {
     DynamicOp d;
-    d.rule = DynamicRule::partial_reduce;
+    const double timeout = s.strategy.number("timeout");
+    d.rule = PartialReduceRule{timeout, timeout, timeout, 0};
     d.group = m.group;
     d.bytes = bytes;
-    d.window_s = d.window_min_s = d.window_max_s = s.strategy.number("timeout");
     Op op;
     op.body = d;
     op.label = "average pseudo-gradient";
@@ -207,6 +207,8 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
       for (std::size_t i = round_begin; i < ops.size(); ++i)
         if (ops[i].iterations.empty()) ops[i].iterations = ranges(present);
   }
+  p.outer_step = OuterStep{s.strategy.number("outer_lr"), s.strategy.number("outer_momentum"),
+                           wire_dtype(s.strategy.text("wire_dtype"))};
   p.sequences_per_iteration *= h;
   p.tokens_per_iteration *= h;
   p.model_flops_per_iteration *= h;
@@ -229,7 +231,8 @@ const StrategyRegistrar kRegistrar{{
                      "averaging timeout (hivemind's averaging_timeout)"),
       choice_param("algorithm", "ring", collective_algorithm_names(),
                    "all-reduce algorithm (wait-for-all)")},
-     data_parallel_check},
+     data_parallel_check,
+     /*supports_churn=*/true},
     StrategyLayout::data_parallel, build_diloco}};
 
 }  // namespace

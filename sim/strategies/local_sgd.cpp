@@ -59,7 +59,10 @@ const StrategyRegistrar kRegistrar{{
      {integer_param("sync_every", 8, 1, 1e6, "local steps H between two weight averages"),
       choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
      data_parallel_check},
-    StrategyLayout::data_parallel, build_local_sgd}};
+    StrategyLayout::data_parallel, build_local_sgd,
+    // The worker decides what a collective carries from the op order (gradients after a
+    // backward); averaging weights needs the payload in the Program first.
+    "the emulator's workers cannot yet all-reduce weights instead of gradients"}};
 
 }  // namespace
 

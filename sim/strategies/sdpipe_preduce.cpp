@@ -28,13 +28,11 @@ Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement) {
     const auto [begin, end] = pl.layers[static_cast<std::size_t>(st)];
     const double weights = stage_gradient_bytes(s.model, begin, end);
     DynamicOp d;
-    d.rule = DynamicRule::partial_reduce;
+    d.rule = PartialReduceRule{s.strategy.number("window_initial"), s.strategy.number("window_min"),
+                               s.strategy.number("window_max"),
+                               static_cast<int>(every > 0 ? every : 10 * pl.replicas)};
     d.group = g;
     d.bytes = weights;
-    d.window_s = s.strategy.number("window_initial");
-    d.window_min_s = s.strategy.number("window_min");
-    d.window_max_s = s.strategy.number("window_max");
-    d.full_sync_every = static_cast<int>(every > 0 ? every : 10 * pl.replicas);
     for (int rank : members) {
       auto& ops = p.ranks[static_cast<std::size_t>(rank)];
       pipeline_ops(ops, pl, rank / pl.stages, st);

@@ -16,6 +16,7 @@ namespace {
 struct Entry {
   StrategyLayout layout;
   std::function<Program(const Scenario&, const Assignment&)> build;
+  std::string not_emulated;
 };
 
 // A function-local static: registrars in other files run during static initialization, in an
@@ -30,7 +31,7 @@ std::map<std::string, Entry>& builders() {
 StrategyRegistrar::StrategyRegistrar(StrategyDefinition definition) {
   const std::string name = definition.decl.name;
   add_strategy_decl(std::move(definition.decl));
-  builders().emplace(name, Entry{definition.layout, std::move(definition.build)});
+  builders().emplace(name, Entry{definition.layout, std::move(definition.build), std::move(definition.not_emulated)});
 }
 
 Program build_program(const Scenario& scenario, const Assignment* placement) {
@@ -52,6 +53,7 @@ Program build_program(const Scenario& scenario, const Assignment* placement) {
         "{}: the placement has {} stages x {} replicas, strategy {} needs {} x {}", scenario.path,
         resolved.stages, resolved.replicas, scenario.strategy.name, stages, replicas));
   Program program = it->second.build(scenario, resolved);
+  program.not_emulated = it->second.not_emulated;
   validate_program(program);
   return program;
 }

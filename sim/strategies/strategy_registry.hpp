@@ -29,6 +29,8 @@ struct StrategyDefinition {
   StrategyLayout layout = StrategyLayout::data_parallel;
   // The Program of ONE iteration for a placement of the layout's shape.
   std::function<Program(const Scenario&, const Assignment&)> build;
+  // Set when the emulator cannot run the strategy yet: why (copied into Program::not_emulated).
+  std::string not_emulated = {};
 };
 
 // A static object of this type in a strategy's file registers the strategy before main.

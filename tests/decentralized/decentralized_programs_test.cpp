@@ -158,11 +158,11 @@ TEST_CASE("diloco with an averaging timeout uses a fixed-window partial reduce",
   for (int r = 0; r < 3; ++r) {
     const auto d = dynamic_ops(p, r);
     REQUIRE(d.size() == 1);
-    CHECK(d[0]->rule == DynamicRule::partial_reduce);
-    CHECK(d[0]->window_s == 90);
-    CHECK(d[0]->window_min_s == 90);
-    CHECK(d[0]->window_max_s == 90);
-    CHECK(d[0]->full_sync_every == 0);
+    REQUIRE(std::holds_alternative<PartialReduceRule>(d[0]->rule));
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_s == 90);
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_min_s == 90);
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_max_s == 90);
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).full_sync_every == 0);
     CHECK(d[0]->bytes == Approx(diloco_wire_bytes(s)));
   }
 }
@@ -176,17 +176,17 @@ TEST_CASE("sdpipe-preduce: windows from the scenario, full sync every 10 x repli
   for (int r = 0; r < 6; ++r) {
     const auto d = dynamic_ops(p, r);
     REQUIRE(d.size() == 1);
-    CHECK(d[0]->rule == DynamicRule::partial_reduce);
-    CHECK(d[0]->window_s == Approx(2e-3));
-    CHECK(d[0]->window_min_s == Approx(1e-5));
-    CHECK(d[0]->window_max_s == Approx(1e-2));
-    CHECK(d[0]->full_sync_every == 30);
+    REQUIRE(std::holds_alternative<PartialReduceRule>(d[0]->rule));
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_s == Approx(2e-3));
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_min_s == Approx(1e-5));
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).window_max_s == Approx(1e-2));
+    CHECK(std::get<PartialReduceRule>(d[0]->rule).full_sync_every == 30);
     CHECK(p.group(d[0]->group).ranks.size() == 3u);
   }
   const Scenario t = test::scenario_with(
       6, "{name: sdpipe-preduce, stages: 2, replicas: 3, full_sync_every: 4}", "gpt-mini",
       kTraining);
-  CHECK(dynamic_ops(build_program(t), 0)[0]->full_sync_every == 4);
+  CHECK(std::get<PartialReduceRule>(dynamic_ops(build_program(t), 0)[0]->rule).full_sync_every == 4);
 }
 
 TEST_CASE("adpsgd: one gossip per step over everyone, seeded from the scenario",
@@ -196,8 +196,8 @@ TEST_CASE("adpsgd: one gossip per step over everyone, seeded from the scenario",
   for (int r = 0; r < 5; ++r) {
     const auto d = dynamic_ops(p, r);
     REQUIRE(d.size() == 1);
-    CHECK(d[0]->rule == DynamicRule::gossip);
-    CHECK(d[0]->seed == 42u);
+    REQUIRE(std::holds_alternative<GossipRule>(d[0]->rule));
+    CHECK(std::get<GossipRule>(d[0]->rule).seed == 42u);
     CHECK(p.group(d[0]->group).ranks.size() == 5u);
   }
 }

@@ -16,15 +16,17 @@ constexpr double kL = 0.01, kB = 1e8, kS = 1e6;
 // coordinator sits on rank 0's host.
 constexpr double kMessage = kL + 128 / kB;
 
-Op dynamic(DynamicRule rule, double window_s = 0, int full_sync_every = 0, std::uint64_t seed = 5) {
+enum class Rule { partial_reduce, gossip };
+
+Op dynamic(Rule rule, double window_s = 0, int full_sync_every = 0, std::uint64_t seed = 5) {
   DynamicOp d;
-  d.rule = rule;
+  if (rule == Rule::gossip)
+    d.rule = GossipRule{seed};
+  else
+    d.rule = PartialReduceRule{window_s, window_s, window_s, full_sync_every};
   d.group = 0;
   d.bytes = kS;
-  d.window_s = d.window_min_s = d.window_max_s = window_s;
-  d.full_sync_every = full_sync_every;
-  d.seed = seed;
-  return {d, false, rule == DynamicRule::gossip ? "gossip" : "preduce"};
+  return {d, false, rule == Rule::gossip ? "gossip" : "preduce"};
 }
 
 }  // namespace
@@ -34,7 +36,7 @@ TEST_CASE("gossip: paired ranks exchange weights in L + S/B, a lonely rank at on
   for (int n : {2, 3, 4, 5}) {
     INFO("N = " << n);
     Program p = empty_program(n);
-    for (auto& ops : p.ranks) ops.push_back(dynamic(DynamicRule::gossip));
+    for (auto& ops : p.ranks) ops.push_back(dynamic(Rule::gossip));
     const auto r = simulate_in_child(uniform_scenario(n, kL, kB), p, {}, tflop_seconds());
     REQUIRE(r.ok);
     const auto partner = gossip_pairing(5, 0, n);
@@ -50,7 +52,7 @@ TEST_CASE("gossip: a rank waits for its late partner only", "[sim][dynamic]") {
   Program p = empty_program(n);
   for (int rank = 0; rank < n; ++rank) {
     p.ranks[static_cast<std::size_t>(rank)].push_back(compute(rank == 0 ? 1.0 : 0.0));
-    p.ranks[static_cast<std::size_t>(rank)].push_back(dynamic(DynamicRule::gossip));
+    p.ranks[static_cast<std::size_t>(rank)].push_back(dynamic(Rule::gossip));
   }
   const auto r = simulate_in_child(uniform_scenario(n, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
@@ -66,7 +68,7 @@ TEST_CASE("partial reduce: the ranks ready within the window all-reduce, a late 
   Program p = empty_program(3);
   for (int rank = 0; rank < 3; ++rank) {
     p.ranks[static_cast<std::size_t>(rank)].push_back(compute(rank == 2 ? 1.0 : 0.0));
-    p.ranks[static_cast<std::size_t>(rank)].push_back(dynamic(DynamicRule::partial_reduce, window));
+    p.ranks[static_cast<std::size_t>(rank)].push_back(dynamic(Rule::partial_reduce, window));
   }
   const auto r = simulate_in_child(uniform_scenario(3, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
@@ -84,7 +86,7 @@ TEST_CASE("partial reduce: the ranks ready within the window all-reduce, a late 
 
 TEST_CASE("partial reduce: everyone ready closes the window at once", "[sim][dynamic]") {
   Program p = empty_program(3);
-  for (auto& ops : p.ranks) ops.push_back(dynamic(DynamicRule::partial_reduce, 10.0));
+  for (auto& ops : p.ranks) ops.push_back(dynamic(Rule::partial_reduce, 10.0));
   const auto r = simulate_in_child(uniform_scenario(3, kL, kB), p, {}, tflop_seconds());
   REQUIRE(r.ok);
   // All three are heard by one message after 0 (rank 0 at once), the window closes then; ranks

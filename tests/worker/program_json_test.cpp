@@ -30,17 +30,17 @@ Program every_op_program() {
   ComputeOp fwd{ComputeKind::backward, 2, 5, 3, 7, 4.5, 1.0 / 3.0, 12345.25};
   CollectiveOp coll{CollectiveKind::reduce_scatter, 1, 4.0e6 + 0.5, CollectiveAlgorithm::halving_doubling, 1, 9};
   DynamicOp dyn;  // fields by name: the struct grows
-  dyn.rule = DynamicRule::partial_reduce;
+  dyn.rule = PartialReduceRule{0.25, 0.125, 0.5, 4};
   dyn.bytes = 1e3;
-  dyn.window_s = 0.25;
-  dyn.window_min_s = 0.125;
-  dyn.window_max_s = 0.5;
-  dyn.full_sync_every = 4;
-  dyn.seed = 18446744073709551615ull;
   dyn.tag = 3;
+  DynamicOp gossip;
+  gossip.rule = GossipRule{18446744073709551615ull};
+  gossip.bytes = 2e3;
+  gossip.tag = 4;
   p.ranks = {{make_op(fwd, "bwd s2 mb5"), make_op(SendOp{1, 4096, 11}, "send", true),
               make_op(coll, "bucket 3", true), make_op(WaitOp{{1, 2}}, "wait")},
              {make_op(RecvOp{0, 4096, 11}, "recv"), make_op(dyn, "partial reduce"),
+              make_op(gossip, "gossip"),
               make_op(ComputeOp{ComputeKind::optimizer, 0, -1, 0, 4, 0, 0, 0}, "optim")}};
   return p;
 }
@@ -55,8 +55,10 @@ TEST_CASE("program json round trip is lossless for every op type", "[worker][pro
   CHECK(c.kind == ComputeKind::backward);
   CHECK(c.flops == 1.0 / 3.0);  // full double precision survives
   CHECK(back.ranks[0][1].nonblocking);
-  CHECK(std::get<DynamicOp>(back.ranks[1][1].body).seed == 18446744073709551615ull);
-  CHECK(std::get<DynamicOp>(back.ranks[1][1].body).window_max_s == 0.5);
+  CHECK(std::get<GossipRule>(std::get<DynamicOp>(back.ranks[1][2].body).rule).seed ==
+        18446744073709551615ull);
+  CHECK(std::get<PartialReduceRule>(std::get<DynamicOp>(back.ranks[1][1].body).rule).window_max_s ==
+        0.5);
   CHECK(std::get<CollectiveOp>(back.ranks[0][2].body).algorithm ==
         CollectiveAlgorithm::halving_doubling);
   CHECK(std::get<WaitOp>(back.ranks[0][3].body).ops == std::vector<int>{1, 2});
@@ -91,4 +93,44 @@ TEST_CASE("program json errors name the path, value and expectation", "[worker][
     CHECK(pr[2] == "p.json: $.ranks[1][0].peer: missing");
   }
   CHECK_THROWS_AS(read_program_json("/nonexistent/program.json"), InputError);
+}
+
+TEST_CASE("a Program's outer step and emulation refusal survive the JSON round trip",
+          "[worker][program_json]") {
+  Program p = every_op_program();
+  CHECK_FALSE(program_to_json(p).contains("outer_step"));  // absent unless set: old files unchanged
+  p.outer_step = OuterStep{0.5, 0.25, DType::bf16};
+  p.not_emulated = "a reason";
+  const Program back = program_from_json(nlohmann::json::parse(program_to_json(p).dump()));
+  REQUIRE(back.outer_step);
+  CHECK(back.outer_step->learning_rate == 0.5);
+  CHECK(back.outer_step->momentum == 0.25);
+  CHECK(back.outer_step->wire_dtype == DType::bf16);
+  CHECK(back.not_emulated == "a reason");
+  auto j = program_to_json(p);
+  j["outer_step"]["wire_dtype"] = "int4";
+  CHECK_THROWS_WITH(program_from_json(j, "p.json"),
+                    Catch::Contains("$.outer_step.wire_dtype: 'int4' (expected fp32, fp16 or bf16)"));
+}
+
+TEST_CASE("a Dynamic op carries its own rule's fields, an unknown rule is named",
+          "[worker][program_json]") {
+  auto j = program_to_json(every_op_program());
+  const auto& preduce = j["ranks"][1][1];
+  CHECK(preduce["rule"] == "partial_reduce");
+  CHECK(preduce.contains("window_s"));
+  CHECK_FALSE(preduce.contains("seed"));
+  CHECK(j["ranks"][1][2]["rule"] == "gossip");
+  CHECK_FALSE(j["ranks"][1][2].contains("window_s"));
+  j["ranks"][1][1]["rule"] = "flood";
+  j["ranks"][1][2].erase("seed");
+  try {
+    program_from_json(j, "p.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const auto& pr = e.problems();
+    REQUIRE(pr.size() == 2);
+    CHECK(pr[0] == "p.json: $.ranks[1][1].rule: 'flood' unknown (known: partial_reduce, gossip)");
+    CHECK(pr[1] == "p.json: $.ranks[1][2].seed: missing");
+  }
 }

@@ -53,3 +53,35 @@ TEST_CASE("worker jobs carry each rank's device slowdown, a speed-up cannot be e
   CHECK_THROWS_WITH(make_worker_job(s, build_program(s)),
                     Contains("device 0 has slowdown 0.5 (expected >= 1 to emulate"));
 }
+
+TEST_CASE("a strategy the emulator cannot run yet is refused before any file, with its reason",
+          "[worker][job]") {
+  const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml",
+                               {"strategy={name: local-sgd, sync_every: 4}"});
+  const Program p = build_program(s);
+  CHECK_FALSE(p.not_emulated.empty());
+  CHECK_THROWS_WITH(make_worker_job(s, p),
+                    Contains("strategy.name = 'local-sgd': simulate only (the emulator's workers "
+                             "cannot yet all-reduce weights"));
+  const auto ddp = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  CHECK(build_program(ddp).not_emulated.empty());
+}
+
+TEST_CASE("the worker takes DiLoCo's outer step from the Program, not from the strategy's name",
+          "[worker][job]") {
+  const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/diloco_2.yaml",
+                               {"strategy.outer_lr=0.3", "strategy.outer_momentum=0.5",
+                                "strategy.wire_dtype=fp16"});
+  Program p = build_program(s);
+  REQUIRE(p.outer_step);
+  CHECK(p.outer_step->wire_dtype == DType::fp16);
+  p.strategy = "renamed";  // executors must not care
+  const WorkerJob job = make_worker_job(s, p);
+  CHECK(job.outer_lr == 0.3);
+  CHECK(job.outer_momentum == 0.5);
+  CHECK(job.wire_dtype == DType::fp16);
+  const auto ddp = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  const Program q = build_program(ddp);
+  CHECK_FALSE(q.outer_step);
+  CHECK(make_worker_job(ddp, q).wire_dtype == ddp.model.gradient_dtype);
+}
