@@ -1,6 +1,7 @@
 #include "sim/scheduler/cached_evaluator.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 namespace geotrain {
@@ -25,6 +26,7 @@ double CachedEvaluator::total_cost_s(const std::vector<int>& group_of) {
     keys_[g].b ^= key_b_[static_cast<std::size_t>(v)];
   }
   if (dp_.size() + pair_.size() > max_entries_) dp_.clear(), pair_.clear();
+  if (path_between_.size() > 4 * max_entries_) path_index_.clear(), path_between_.clear(), path_cost_.clear();
   double dp = 0;
   for (std::size_t g = 0; g < s; ++g) {
     auto [it, fresh] = dp_.try_emplace(keys_[g], 0.0);
@@ -39,7 +41,35 @@ double CachedEvaluator::total_cost_s(const std::vector<int>& group_of) {
       else ++hits_;
       between_[x * s + y] = between_[y * s + x] = it->second;
     }
-  return dp + 2 * tsp_.solve(between_, static_cast<int>(s)).cost;
+  return dp + 2 * path_cost(static_cast<int>(s));
+}
+
+double CachedEvaluator::path_cost(int s) {
+  const auto n = static_cast<std::size_t>(s);
+  triangle_.clear();
+  for (std::size_t x = 0; x < n; ++x)
+    for (std::size_t y = x + 1; y < n; ++y) triangle_.push_back(between_[x * n + y]);
+  const std::size_t t = triangle_.size();
+  std::uint64_t h = 0x243F6A8885A308D3ull;
+  for (double v : triangle_) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    h = (h ^ bits) * 0x100000001B3ull;
+    h ^= h >> 29;
+  }
+  // between_ is symmetric (mirrored above), so the triangle is the whole matrix; compared bit
+  // for bit.
+  const auto [first, last] = path_index_.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (std::memcmp(&path_between_[it->second * t], triangle_.data(), t * sizeof(double)) == 0) {
+      ++path_hits_;
+      return path_cost_[it->second];
+    }
+  const double cost = tsp_.solve(between_, s).cost;
+  path_index_.emplace(h, path_cost_.size());
+  path_between_.insert(path_between_.end(), triangle_.begin(), triangle_.end());
+  path_cost_.push_back(cost);
+  return cost;
 }
 
 }  // namespace geotrain

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "sim/common/error.hpp"
 #include "sim/scheduler/bottleneck_matching.hpp"
@@ -45,20 +46,70 @@ CostModel::CostModel(const Topology& network, int stages, int replicas, double g
 void CostModel::detect_classes(const Topology& network) {
   const int c = network.region_count();
   if (c > 64) return;
-  std::vector<double> cost(static_cast<std::size_t>(c * c), -1);
+  std::vector<double> cost(static_cast<std::size_t>(c * c), -1), dp(static_cast<std::size_t>(c * c), -1);
+  bool dp_uniform = true;
   for (int i = 0; i < devices_; ++i)
     for (int j = 0; j < devices_; ++j) {
       if (i == j) continue;
-      double& slot = cost[static_cast<std::size_t>(network.region_of(i) * c + network.region_of(j))];
+      const auto pair = static_cast<std::size_t>(network.region_of(i) * c + network.region_of(j));
+      double& slot = cost[pair];
       if (slot < 0) slot = pp_[index(i, j)];
       else if (slot != pp_[index(i, j)]) return;  // not uniform: keep device-level matching
+      double& dp_slot = dp[pair];
+      if (dp_slot < 0) dp_slot = dp_[index(i, j)];
+      else if (dp_slot != dp_[index(i, j)]) dp_uniform = false;
     }
   classes_ = c;
   class_pp_ = std::move(cost);
+  if (dp_uniform) class_dp_ = std::move(dp);
   for (int i = 0; i < devices_; ++i) class_of_.push_back(network.region_of(i));
 }
 
+// group_dp_cost_s on the class table, with the same additions in the same order (so the same
+// bits): c_i = sum over members j != i, in member order, of dp(class i, class j); skipping j == i
+// is adding +0.0, which leaves a non-negative sum unchanged. Two members next to each other in
+// the group with the same class skip the same addend sequence, so only the first of each run of
+// equal classes is summed. Four sums run side by side: each is a serial chain of additions,
+// and interleaving them hides the adder's latency.
+double CostModel::group_dp_by_class(const std::vector<int>& group) const {
+  thread_local std::vector<std::uint8_t> seq;
+  const std::size_t k = group.size();
+  seq.resize(k);
+  for (std::size_t j = 0; j < k; ++j) seq[j] = static_cast<std::uint8_t>(class_of_[static_cast<std::size_t>(group[j])]);
+  const auto c = static_cast<std::size_t>(classes_);
+  double worst = 0;
+  std::size_t pending[4];
+  int count = 0;
+  auto flush = [&] {
+    if (count == 0) return;
+    for (int t = count; t < 4; ++t) pending[t] = pending[0];  // pad with a repeat: same result
+    const std::size_t p0 = pending[0], p1 = pending[1], p2 = pending[2], p3 = pending[3];
+    const double* r0 = &class_dp_[seq[p0] * c];
+    const double* r1 = &class_dp_[seq[p1] * c];
+    const double* r2 = &class_dp_[seq[p2] * c];
+    const double* r3 = &class_dp_[seq[p3] * c];
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t b = seq[j];
+      a0 += j == p0 ? 0.0 : r0[b];
+      a1 += j == p1 ? 0.0 : r1[b];
+      a2 += j == p2 ? 0.0 : r2[b];
+      a3 += j == p3 ? 0.0 : r3[b];
+    }
+    worst = std::max({worst, a0, a1, a2, a3});
+    count = 0;
+  };
+  for (std::size_t p = 0; p < k; ++p) {
+    if (p > 0 && seq[p] == seq[p - 1]) continue;
+    pending[count++] = p;
+    if (count == 4) flush();
+  }
+  flush();
+  return worst;
+}
+
 double CostModel::group_dp_cost_s(const std::vector<int>& group) const {
+  if (!class_dp_.empty()) return group_dp_by_class(group);
   double worst = 0;
   for (int i : group) {
     double c = 0;

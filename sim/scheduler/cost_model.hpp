@@ -63,6 +63,13 @@ class CostModel {
   // groups from a device -> group label vector (members in ascending device order).
   Partition partition_of(const std::vector<int>& group_of) const;
 
+  // Device classes with identical links (a regional topology; see classes_): 0 when the
+  // pipeline costs are not uniform per class pair. Then pp_pair_s(i, j) == class_pp_s(class_of(i),
+  // class_of(j)) exactly for i != j, so callers can read a c x c table instead of the N x N one.
+  int classes() const { return classes_; }
+  int class_of(int v) const { return class_of_[static_cast<std::size_t>(v)]; }
+  double class_pp_s(int a, int b) const { return class_pp_[static_cast<std::size_t>(a * classes_ + b)]; }
+
  private:
   std::size_t index(int i, int j) const {
     return static_cast<std::size_t>(i) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(j);
@@ -71,6 +78,7 @@ class CostModel {
   int stages_, replicas_, devices_;
   double gradient_bytes_, activation_bytes_;
   void detect_classes(const Topology& network);
+  double group_dp_by_class(const std::vector<int>& group) const;
 
   std::vector<double> delay_s_, bandwidth_Bps_, pp_, dp_;  // dense N x N
   // Devices with identical links to everyone (the regions of a regional topology, verified
@@ -78,6 +86,10 @@ class CostModel {
   int classes_ = 0;
   std::vector<int> class_of_;
   std::vector<double> class_pp_;  // classes_ x classes_
+  // The same for the data-parallel pair costs, when they too are uniform per class pair (empty
+  // otherwise): group DP costs then read a table of a few cache lines instead of scattered
+  // entries of the N x N matrix (128 MB at 4,096 devices).
+  std::vector<double> class_dp_;
 };
 
 }  // namespace geotrain

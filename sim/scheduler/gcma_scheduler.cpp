@@ -7,6 +7,7 @@
 #include "sim/scheduler/cached_evaluator.hpp"
 #include "sim/scheduler/crossover.hpp"
 #include "sim/scheduler/cyclic_local_search.hpp"
+#include "sim/scheduler/dtfm_class_gain.hpp"
 #include "sim/scheduler/dtfm_gain.hpp"
 #include "sim/scheduler/structured_seeds.hpp"
 
@@ -51,7 +52,9 @@ SearchResult GcmaScheduler::run(const SearchOptions& o) const {
   for (int i = 0; i < o.population; ++i) record(population[at(i)], score[at(i)]);
 
   std::unique_ptr<GainRule> rule;
-  if (gain_ == Gain::dtfm) rule = std::make_unique<DtfmGain>(model_);
+  // Same gains either way; the class form avoids the N x N matrix (dtfm_class_gain.hpp).
+  if (gain_ == Gain::dtfm && model_.classes() > 0) rule = std::make_unique<DtfmClassGain>(model_);
+  else if (gain_ == Gain::dtfm) rule = std::make_unique<DtfmGain>(model_);
   else rule = std::make_unique<BaselineGain>(model_);
   CyclicLocalSearch search(groups, model_.devices(), *rule);
   CachedEvaluator scorer(model_);

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace geotrain {
 
 namespace {
@@ -15,6 +19,28 @@ std::size_t next_subset(std::size_t x) {
   const std::size_t low = x & (~x + 1);
   const std::size_t ripple = x + low;
   return ripple | (((x ^ ripple) >> 2) / low);
+}
+
+// min over j < n (n even) of row[j] + arrive[j]. A NaN sum (an unwritten +inf entry plus a NaN
+// diagonal) is skipped, as std::min(best, NaN) skips it: MINPD returns its second operand when
+// either is NaN. Rows are 16-byte aligned (even strides in vectors of double).
+inline double row_min(const double* row, const double* arrive, std::size_t n) {
+#if defined(__SSE2__)
+  __m128d a = _mm_set1_pd(kInf), b = _mm_set1_pd(kInf);
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    a = _mm_min_pd(_mm_add_pd(_mm_load_pd(row + j), _mm_load_pd(arrive + j)), a);
+    b = _mm_min_pd(_mm_add_pd(_mm_load_pd(row + j + 2), _mm_load_pd(arrive + j + 2)), b);
+  }
+  if (j < n) a = _mm_min_pd(_mm_add_pd(_mm_load_pd(row + j), _mm_load_pd(arrive + j)), a);
+  a = _mm_min_pd(b, a);
+  a = _mm_min_pd(_mm_unpackhi_pd(a, a), a);
+  return _mm_cvtsd_f64(a);
+#else
+  double best = kInf;
+  for (std::size_t j = 0; j < n; ++j) best = std::min(best, row[j] + arrive[j]);
+  return best;
+#endif
 }
 
 }  // namespace
@@ -36,27 +62,33 @@ OpenPath OpenPathTsp::solve(const std::vector<double>& cost, int n) {
 // by layer for masks of up to `max_bits` nodes. Each entry pulls from the row of mask - {k}:
 // two cache lines read per entry, where pushing would touch one row per extension (the table
 // is 8 MiB at n = 16 and does not fit in cache).
+//
+// The pull scans the whole row, two nodes per SIMD instruction, instead of walking the bits of
+// mask - {k}: entries of nodes outside a mask are never written and stay +inf, so they never
+// win the minimum, and a minimum is exact in any order, so the value is the one the bit walk
+// gives. At 16 groups that is ~77 instructions per entry instead of ~106 (callgrind; most
+// masks have 7-8 nodes), and no unpredictable branch per node.
 void OpenPathTsp::fill_table(const std::vector<double>& cost, int n, int max_bits) {
   const auto un = static_cast<std::size_t>(n);
+  const std::size_t st = (un + 1) / 2 * 2;  // rows padded to whole SIMD pairs
   const std::size_t full = (std::size_t{1} << n) - 1;
-  table_.resize((full + 1) * un);
-  into_.resize(un * un);  // into_[k][j] = cost[j][k]: the costs of arriving at k, contiguous
+  if (table_n_ != n || table_.size() < (full + 1) * st) {
+    table_.assign((full + 1) * st, kInf);  // the layout changed: every entry unwritten again
+    table_n_ = n;
+  }
+  stride_ = st;
+  // into_[k][j] = cost[j][k]: the costs of arriving at k, contiguous; 0 in the padding, so a
+  // padding column sums to +inf.
+  into_.assign(un * st, 0.0);
   for (std::size_t j = 0; j < un; ++j)
-    for (std::size_t k = 0; k < un; ++k) into_[k * un + j] = cost[j * un + k];
-  for (std::size_t j = 0; j < un; ++j) table_[(std::size_t{1} << j) * un + j] = 0;
+    for (std::size_t k = 0; k < un; ++k) into_[k * st + j] = cost[j * un + k];
+  for (std::size_t j = 0; j < un; ++j) table_[(std::size_t{1} << j) * st + j] = 0;
   for (int bits = 2; bits <= max_bits; ++bits)
     for (std::size_t mask = (std::size_t{1} << bits) - 1; mask <= full; mask = next_subset(mask))
       for (std::size_t ends = mask; ends; ends &= ends - 1) {
         const auto k = static_cast<std::size_t>(__builtin_ctzll(ends));
         const std::size_t prev = mask & ~(std::size_t{1} << k);
-        const double* row = &table_[prev * un];
-        const double* arrive = &into_[k * un];
-        double best = kInf;
-        for (std::size_t from = prev; from; from &= from - 1) {
-          const auto j = static_cast<std::size_t>(__builtin_ctzll(from));
-          best = std::min(best, row[j] + arrive[j]);
-        }
-        table_[mask * un + k] = best;
+        table_[mask * st + k] = row_min(&table_[prev * st], &into_[k * st], st);
       }
 }
 
@@ -66,12 +98,13 @@ void OpenPathTsp::fill_table(const std::vector<double>& cost, int n, int max_bit
 std::vector<int> OpenPathTsp::walk_back(const std::vector<double>& cost, int n, std::size_t mask,
                                         std::size_t last) const {
   const auto un = static_cast<std::size_t>(n);
+  const std::size_t st = stride_;
   std::vector<int> order{static_cast<int>(last)};
   while (mask != (std::size_t{1} << last)) {
     const std::size_t rest = mask & ~(std::size_t{1} << last);
-    const double target = table_[mask * un + last];
+    const double target = table_[mask * st + last];
     for (std::size_t j = 0; j < un; ++j)
-      if ((rest >> j & 1) && table_[rest * un + j] + cost[j * un + last] == target) {
+      if ((rest >> j & 1) && table_[rest * st + j] + cost[j * un + last] == target) {
         mask = rest, last = j;
         break;
       }
@@ -83,6 +116,7 @@ std::vector<int> OpenPathTsp::walk_back(const std::vector<double>& cost, int n, 
 
 OpenPath OpenPathTsp::held_karp(const std::vector<double>& cost, int n) {
   const auto un = static_cast<std::size_t>(n);
+  const std::size_t st = (un + 1) / 2 * 2;  // fill_table's row stride
   const std::size_t full = (std::size_t{1} << n) - 1;
   bool symmetric = true;
   for (std::size_t i = 0; i < un && symmetric; ++i)
@@ -92,7 +126,7 @@ OpenPath OpenPathTsp::held_karp(const std::vector<double>& cost, int n) {
     fill_table(cost, n, n);
     std::size_t last = 0;
     for (std::size_t j = 0; j < un; ++j)
-      if (table_[full * un + j] < best.cost) best.cost = table_[full * un + j], last = j;
+      if (table_[full * st + j] < best.cost) best.cost = table_[full * st + j], last = j;
     best.order = walk_back(cost, n, full, last);
     return best;
   }
@@ -108,10 +142,10 @@ OpenPath OpenPathTsp::held_karp(const std::vector<double>& cost, int n) {
     const std::size_t b = full & ~a;
     for (std::size_t ends = a; ends; ends &= ends - 1) {
       const auto j = static_cast<std::size_t>(__builtin_ctzll(ends));
-      const double head = table_[a * un + j];
+      const double head = table_[a * st + j];
       for (std::size_t starts = b; starts; starts &= starts - 1) {
         const auto k = static_cast<std::size_t>(__builtin_ctzll(starts));
-        const double c = head + cost[j * un + k] + table_[b * un + k];
+        const double c = head + cost[j * un + k] + table_[b * st + k];
         if (c < best.cost) best.cost = c, best_a = a, best_j = j, best_k = k;
       }
     }

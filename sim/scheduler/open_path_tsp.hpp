@@ -32,8 +32,12 @@ class OpenPathTsp {
   std::vector<int> walk_back(const std::vector<double>& cost, int n, std::size_t mask, std::size_t last) const;
 
   int exact_limit_;
-  std::vector<double> table_;  // [mask * n + last]: cheapest path over mask ending at last
-  std::vector<double> into_;   // transposed costs
+  // [mask * stride_ + last]: cheapest path over mask ending at last; +inf where last is not in
+  // mask (never written), for the layout of table_n_ nodes. stride_ = n rounded up to even.
+  std::vector<double> table_;
+  int table_n_ = 0;
+  std::size_t stride_ = 0;
+  std::vector<double> into_;   // transposed costs, rows of stride_
 };
 
 // Cost of visiting `order` left to right.
