@@ -215,8 +215,12 @@ TEST_CASE("emulate: a device's slowdown makes its compute that much longer, the 
   }
   REQUIRE(compute[0] > 0);
   REQUIRE_FALSE(forward0.empty());
-  // Rank 1 runs the same work as rank 0, then sleeps as long again.
-  CHECK(compute[1] / compute[0] == Approx(2.0).margin(0.5));
+  // Rank 1 runs the same work as rank 0, then sleeps as long again: about 2x on a quiet host.
+  // Only the lower side is checked: the two ranks compete for the cores with each other and with
+  // whatever else runs (CI runs tests two at a time), which can stretch either rank's work, and a
+  // late wake-up from the sleep only adds (measured: 2.93 beside another emulation). Without the
+  // slowdown the ratio is ~1; the profile check below catches a slowdown counted twice.
+  CHECK(compute[1] / compute[0] > 1.5);
   // The measured profile is of the undelayed work: its forward median is near rank 0's (a
   // profile mixing rank 0's x and rank 1's 2x would sit near 1.5x), so the simulator, which
   // multiplies by the slowdown itself, does not count it twice.
