@@ -1,11 +1,8 @@
 #include "sim/scheduler/baseline_gain.hpp"
 
-#include <limits>
-
 namespace geotrain {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 }  // namespace
 
@@ -37,10 +34,7 @@ void BaselineGain::move(int v, int from, int to) {
 
 void BaselineGain::compute(const std::vector<char>& locked, GainTable& out) const {
   const int n = model_.devices(), s = model_.stages();
-  out.g_i.assign(at(s), -kInf);
-  out.g_ij.assign(at(s * s), -kInf);
-  out.move_v.assign(at(s), -1);
-  out.move_to.assign(at(s), -1);
+  out.clear(s);
   for (int v = 0; v < n; ++v) {
     if (locked[at(v)]) continue;
     const int p = group_of_[at(v)];

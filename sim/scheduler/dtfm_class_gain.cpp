@@ -89,10 +89,7 @@ void DtfmClassGain::resum_from(int g, std::size_t i) {
 
 void DtfmClassGain::compute(const std::vector<char>& locked, GainTable& out) const {
   const int s = model_.stages();
-  out.g_i.assign(at(s), -kInf);
-  out.g_ij.assign(at(s * s), -kInf);
-  out.move_v.assign(at(s), -1);
-  out.move_to.assign(at(s), -1);
+  out.clear(s);
   for (int p = 0; p < s; ++p) {
     int v = candidate_[at(p)];
     if (candidate_stale_[at(p)] || (v >= 0 && locked[at(v)])) {

@@ -39,10 +39,7 @@ void DtfmGain::move(int v, int from, int to) {
 
 void DtfmGain::compute(const std::vector<char>& locked, GainTable& out) const {
   const int s = model_.stages();
-  out.g_i.assign(at(s), -kInf);
-  out.g_ij.assign(at(s * s), -kInf);
-  out.move_v.assign(at(s), -1);
-  out.move_to.assign(at(s), -1);
+  out.clear(s);
   for (int p = 0; p < s; ++p) {
     int v = -1;
     for (int u : members_[at(p)])

@@ -5,6 +5,7 @@
 //   g_i[p]            the gain of that move (-inf when p has no unlocked device)
 //   g_ij[p * S + q]   the best gain of moving a device of p to q
 //   move_v[p], move_to[p]  the device and its target (-1 when none)
+#include <limits>
 #include <vector>
 
 namespace geotrain {
@@ -14,6 +15,15 @@ struct GainTable {
   std::vector<double> g_ij;
   std::vector<int> move_v;
   std::vector<int> move_to;
+
+  // No gain anywhere yet, for `stages` groups: every rule's compute() starts from this.
+  void clear(int stages) {
+    const auto n = static_cast<std::size_t>(stages);
+    g_i.assign(n, -std::numeric_limits<double>::infinity());
+    g_ij.assign(n * n, -std::numeric_limits<double>::infinity());
+    move_v.assign(n, -1);
+    move_to.assign(n, -1);
+  }
 };
 
 class GainRule {
