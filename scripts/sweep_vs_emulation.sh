@@ -10,8 +10,8 @@
 # `cpu` device profile), and re-simulated with the compute profile its emulation measured
 # (compute_profile.json, as `geotrain compare` does). Kendall's tau-b between predicted and
 # measured throughput ranks, per point and overall, and how often the predicted winner is the
-# measured one, are reported for both. Needs root and geotrain-worker (LibTorch); about 1 h on a
-# quiet 2-core host.
+# measured one, are reported for both. Needs root and geotrain-worker (LibTorch); about 1.5 h on a
+# 2-core host (88 min on 2026-11-26, partly beside a build).
 #   scripts/sweep_vs_emulation.sh [build dir] [out dir] [--points N] [--steps S]
 # OUT/predicted/ (the sweep), OUT/emu/<point>_<strategy>/ (each emulation), OUT/calibrated/<same>/
 # (its re-simulation), OUT/ranking.csv (per point and prediction: tau, winners), OUT/runs.csv
