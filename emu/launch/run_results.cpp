@@ -139,14 +139,14 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["loss"] = std::move(loss);
   // Bytes: what the workers counted against what the Program says each rank sends.
   // Per step: a Program whose ops have iteration ranges (DiLoCo churn) differs between steps.
+  const DType wire = pseudo_gradient_dtype(program, scenario.model.gradient_dtype);
   std::vector<std::vector<double>> expected_in_step;  // [step][rank]
   for (std::size_t s = 0; s < steps.size(); ++s)
     expected_in_step.push_back(program_bytes_per_rank(
         has_iteration_ranges(program) ? program_in_iteration(program, static_cast<int>(s)) : program,
-        scenario.model.gradient_dtype, pseudo_gradient_dtype(program, scenario.model.gradient_dtype)));
+        scenario.model.gradient_dtype, wire));
   const auto expected = expected_in_step.empty()
-                            ? program_bytes_per_rank(program, scenario.model.gradient_dtype,
-                                                     pseudo_gradient_dtype(program, scenario.model.gradient_dtype))
+                            ? program_bytes_per_rank(program, scenario.model.gradient_dtype, wire)
                             : expected_in_step.front();
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   bool all_match = true;

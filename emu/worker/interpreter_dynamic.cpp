@@ -8,8 +8,8 @@
 
 #include "emu/worker/interpreter.hpp"
 #include "sim/common/error.hpp"
-#include "sim/program/collective_schedule.hpp"
 #include "sim/common/overloaded.hpp"
+#include "sim/program/collective_schedule.hpp"
 #include "sim/program/dynamic_rules.hpp"
 
 namespace geotrain {

@@ -14,8 +14,7 @@ namespace {
 using nlohmann::json;
 
 DType dtype_from(const std::string& s, const std::string& where) {
-  for (auto t : {DType::fp32, DType::fp16, DType::bf16})
-    if (s == dtype_name(t)) return t;
+  if (const auto t = parse_dtype(s)) return *t;
   throw InputError(fmt::format("{}: '{}' unknown dtype (known: fp32, fp16, bf16)", where, s));
 }
 

@@ -16,4 +16,16 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> names{dtype_name(DType::fp32), dtype_name(DType::fp16),
+                                              dtype_name(DType::bf16)};
+  return names;
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (auto t : {DType::fp32, DType::fp16, DType::bf16})
+    if (name == dtype_name(t)) return t;
+  return std::nullopt;
+}
+
 }  // namespace geotrain

@@ -260,8 +260,8 @@ Program program_from_json(const nlohmann::json& j, const std::string& source) {
     step.learning_rate = rd.get<double>(o, "learning_rate", "$.outer_step");
     step.momentum = rd.get<double>(o, "momentum", "$.outer_step");
     const auto wire = rd.get<std::string>(o, "wire_dtype", "$.outer_step");
-    if (wire == "fp32" || wire == "fp16" || wire == "bf16")
-      step.wire_dtype = wire == "fp16" ? DType::fp16 : wire == "bf16" ? DType::bf16 : DType::fp32;
+    if (const auto t = parse_dtype(wire))
+      step.wire_dtype = *t;
     else
       rd.problem("$.outer_step.wire_dtype", "'" + wire + "' (expected fp32, fp16 or bf16)");
     p.outer_step = step;

@@ -13,13 +13,6 @@
 
 namespace geotrain::sections {
 
-namespace {
-const std::vector<std::string> kDTypes{"fp32", "fp16", "bf16"};
-DType to_dtype(const std::string& s) {
-  return s == "fp32" ? DType::fp32 : s == "bf16" ? DType::bf16 : DType::fp16;
-}
-}  // namespace
-
 void parse_model(Context& ctx, YamlSection s, Scenario& out) {
   if (!s.present()) {
     if (s.given()) return;
@@ -41,8 +34,9 @@ void parse_model(Context& ctx, YamlSection s, Scenario& out) {
   read_int("heads", m.heads, 1 << 16);
   read_int("seq_len", m.seq_len, 1 << 24);
   read_int("vocab", m.vocab, 1 << 24);
-  if (auto t = s.choice("dtype", kDTypes, "dtype")) m.dtype = to_dtype(*t);
-  if (auto t = s.choice("gradient_dtype", kDTypes, "dtype")) m.gradient_dtype = to_dtype(*t);
+  // choice() accepts only dtype_names(), so parse_dtype always has an answer.
+  if (auto t = s.choice("dtype", dtype_names(), "dtype")) m.dtype = *parse_dtype(*t);
+  if (auto t = s.choice("gradient_dtype", dtype_names(), "dtype")) m.gradient_dtype = *parse_dtype(*t);
   if (auto p = s.number("params", 1, 1e15)) m.nominal_params = *p;
   s.finish();
   if (m.heads > 0 && m.d_model > 0 && m.d_model % m.heads != 0)

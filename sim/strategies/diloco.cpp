@@ -40,9 +40,8 @@ namespace geotrain {
 
 namespace {
 
-DType wire_dtype(const std::string& name) {
-  return name == "fp16" ? DType::fp16 : name == "bf16" ? DType::bf16 : DType::fp32;
-}
+// The choice parameter accepts only dtype_names().
+DType wire_dtype(const std::string& name) { return *parse_dtype(name); }
 
 // A pass over the whole model's fp32 weights costing `flops` and `bytes` per parameter.
 Op whole_model_op(const ModelSpec& m, ComputeKind kind, double flops, double bytes,
@@ -222,7 +221,7 @@ const StrategyRegistrar kRegistrar{{
      {integer_param("inner_steps", 50, 1, 1e6, "local (inner) steps H per outer round"),
       number_param("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"),
       number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
-      choice_param("wire_dtype", "fp32", {"fp32", "fp16", "bf16"},
+      choice_param("wire_dtype", "fp32", dtype_names(),
                    "pseudo-gradient dtype on the wire"),
       choice_param("averaging", "wait-for-all", {"wait-for-all", "timeout"},
                    "all-reduce with everyone, or only the workers ready within `timeout` of "
