@@ -24,8 +24,8 @@ namespace {
 
 // Beyond this many actors SimGrid's guard pages exhaust the kernel's memory-map limit.
 constexpr int kManyActors = 8000;
-// glibc's default mmap threshold; below the actor stack size (network_config.cpp).
-constexpr int kMmapThresholdBytes = 128 * 1024;
+// Above the actor stack size (network_config.cpp): stacks come from the heap (see simulate).
+constexpr int kMmapThresholdBytes = 1024 * 1024;
 
 void check_devices(const Program& program, const Topology& network) {
   std::vector<std::string> problems;
@@ -77,18 +77,22 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
-  // SimGrid allocates each actor's stack with calloc when guard pages are off. glibc raises its
-  // mmap threshold past a freed stack's size, after which stacks come from the heap and calloc
-  // clears (touches) all of them: 256 KiB of resident memory per actor, 1.2 GB for 4,096 ddp
-  // ranks. A fixed threshold below the stack size keeps every stack a fresh, lazily zeroed
-  // mapping, so only the pages an actor really uses are resident (183 MB for the same run).
-  // glibc also serves at most 65,536 chunks by mmap at a time (M_MMAP_MAX); past that, stacks
-  // come from the heap again (65,536 ddp ranks have 131,072 actors: without the limit lifted the
-  // run passed 9.7 GB and was stopped; with it, 2.4 GB peak). The kernel merges adjacent
-  // anonymous mappings, so this does not approach vm.max_map_count (that run never had more than
-  // 190 mappings); should mmap fail anyway, glibc falls back to the heap.
+  // SimGrid allocates each actor's stack with calloc when guard pages are off. Two ways to keep
+  // only the pages an actor really uses resident, measured on world_4096_* (bench):
+  // - a fixed mmap threshold below the stack size makes every stack its own lazily zeroed
+  //   mapping; but each is an mmap and, when the actor ends, a munmap (33 us each on this VM):
+  //   17% of the 65,536-device gpipe run (262,144 actors) went to them;
+  // - the heap, as here: glibc's calloc does not clear memory it has just taken from the kernel
+  //   with brk (fresh pages are zero), only the part of the old top chunk it hands out. With no
+  //   top pad that part is under a page, so a stack costs one brk and its used pages, and
+  //   freeing it is a free-list insert. The thresholds are fixed, not glibc's adaptive ones
+  //   (those rise past a freed stack's size and later clear whole reused stacks, 256 KiB each:
+  //   1.2 GB for 4,096 ddp ranks), and memory is never trimmed back mid-run.
+  // Stacks freed mid-run (short-lived send actors) are reused, and cleared then: bounded by the
+  // actors alive at once.
   mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
-  mallopt(M_MMAP_MAX, std::numeric_limits<int>::max());
+  mallopt(M_TOP_PAD, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   const auto wall0 = std::chrono::steady_clock::now();
   sg4::Engine engine(&argc, argv.data());
   // The same resolution of network.bandwidth_changes the emulator applies.
