@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "emu/worker/rank_plan.hpp"
+#include "sim/common/dtype.hpp"
 #include "sim/program/collective_schedule.hpp"
 
 namespace geotrain::emu {
@@ -25,7 +25,7 @@ double program_op_bytes(const Program& program, int rank, int op, DType gradient
   if (const auto* c = o.as<CollectiveOp>()) {
     if (c->algorithm == CollectiveAlgorithm::library) return -1;
     const Group& g = program.group(c->group);
-    const bool pseudo = wire_dtype && pseudo_gradient_phase(ops)[static_cast<std::size_t>(op)];
+    const bool pseudo = wire_dtype && c->payload == Payload::pseudo_gradient;
     const double elem = static_cast<double>(dtype_bytes(pseudo ? *wire_dtype : gradient_dtype));
     const auto count = static_cast<std::size_t>(std::llround(c->bytes / elem));
     const int root = std::max(position_in(g, c->root), 0);

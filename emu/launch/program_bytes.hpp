@@ -2,8 +2,8 @@
 // The bytes each rank of a Program sends in one iteration, as the worker counts them: a Send
 // moves its bytes, a collective the elements its collective_schedule() steps send times the
 // gradient dtype size. Library collectives (algorithm: library, or --collectives gloo) are not
-// countable: -1. DiLoCo's pseudo-gradient collectives (rank_plan.hpp: pseudo_gradient_phase)
-// move `wire_dtype` elements (default: the gradient dtype).
+// countable: -1. Collectives whose payload is DiLoCo's pseudo-gradient move `wire_dtype`
+// elements (default: the gradient dtype).
 #include <optional>
 #include <vector>
 

@@ -79,9 +79,13 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
     double slice_bytes = 0;
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       const auto* c = ops_[i].as<CollectiveOp>();
-      if (!c || !ops_[i].active_in(first) || !completes_gradient_slice(c->kind)) continue;
+      if (!c || c->payload == Payload::weights || !ops_[i].active_in(first) ||
+          !completes_gradient_slice(c->kind))
+        continue;
       // The pseudo-gradient travels in the wire dtype: count its slice in gradient-dtype bytes.
-      const double scale = phase[i] ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype)) : 1;
+      const double scale = c->payload == Payload::pseudo_gradient
+                               ? grad_bytes / static_cast<double>(dtype_bytes(job.wire_dtype))
+                               : 1;
       slice_bytes += c->bytes * scale;
     }
     if (slice_bytes > 0 && slice_bytes != params_bytes)
@@ -171,7 +175,7 @@ void Interpreter::execute(int i, const Op& op) {
     } else if (const auto* r = op.as<RecvOp>()) {
       p = recv(i, *r);
     } else if (const auto* coll = op.as<CollectiveOp>()) {
-      p = collective(*coll);
+      p = collective(i, *coll);
     } else if (const auto* w = op.as<WaitOp>()) {
       for (int j : w->ops)
         if (pending_.count(j)) complete(j);
@@ -204,7 +208,7 @@ void Interpreter::fail(int i, const std::string& what, bool timeout) const {
   throw Error(msg);
 }
 
-void Interpreter::wait_for_transfer(int mb, Carries what) {
+void Interpreter::wait_for_transfer(int mb, Payload what) {
   const auto it = transfer_op_.find({mb, static_cast<int>(what)});
   if (it == transfer_op_.end()) return;
   const int op = it->second;
@@ -221,7 +225,7 @@ void Interpreter::compute(const ComputeOp& c) {
     if (c.layer_begin == 0) {
       std::tie(input, targets) = batch(c.micro_batch);
     } else {
-      if (c.layer_begin == plan_.layer_begin) wait_for_transfer(c.micro_batch, Carries::activation);
+      if (c.layer_begin == plan_.layer_begin) wait_for_transfer(c.micro_batch, Payload::activation);
       input = act_in_[c.micro_batch];
       if (c.layer_end == L) targets = batch(c.micro_batch).second;
     }
@@ -233,7 +237,7 @@ void Interpreter::compute(const ComputeOp& c) {
     else act_out_[c.micro_batch] = out;
   } else if (c.kind == ComputeKind::backward) {
     if (c.layer_end == plan_.layer_end && !plan_.last_stage())
-      wait_for_transfer(c.micro_batch, Carries::activation_grad);
+      wait_for_transfer(c.micro_batch, Payload::activation_grad);
     const double weight = static_cast<double>(plan_.micro_batch(c.micro_batch).sequences) / plan_.replica_sequences;
     auto g = stage_.backward(c.micro_batch, c.layer_begin, c.layer_end, grad_in_[c.micro_batch], weight);
     grad_in_.erase(c.micro_batch);

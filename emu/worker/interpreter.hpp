@@ -57,7 +57,8 @@ class Interpreter {
   void compute(const ComputeOp& c);
   Pending send(int i, const SendOp& s);
   Pending recv(int i, const RecvOp& r);
-  Pending collective(const CollectiveOp& c);
+  Pending collective(int i, const CollectiveOp& c);
+  Pending weights_collective(int i, const CollectiveOp& c);
   void complete(int i);  // waits for op i, records it
   // Dynamic ops and DiLoCo's outer step (interpreter_dynamic.cpp).
   void start_coordinators();
@@ -72,8 +73,8 @@ class Interpreter {
   // rejoining side, which also restarts its round from the loaded weights.
   torch::Tensor training_state();
   void load_training_state(const torch::Tensor& state);
-  DType wire_dtype() const;  // of gradient collectives / dynamic ops at this point of the Program
-  void wait_for_transfer(int mb, Carries what);
+  DType wire_dtype(Payload p) const;  // of a collective / dynamic op moving p
+  void wait_for_transfer(int mb, Payload what);
   std::pair<torch::Tensor, torch::Tensor> batch(int mb) const;  // tokens, targets
   [[noreturn]] void fail(int i, const std::string& what, bool timeout) const;
 
@@ -94,14 +95,13 @@ class Interpreter {
   double loss_ = 0;
   std::map<int, Pending> pending_;
   std::map<int, torch::Tensor> act_out_, grad_out_, act_in_, grad_in_;  // per micro-batch
-  std::map<std::pair<int, int>, int> transfer_op_;  // (micro-batch, Carries) -> recv op index
+  std::map<std::pair<int, int>, int> transfer_op_;  // (micro-batch, Payload) -> recv op index
 
   StragglerSchedule stragglers_;
   double slowdown_ = 1;  // this rank's device (WorkerJob::slowdown_of_rank)
   int pass_ = 0, passes_seen_ = 0;  // pass over the micro-batches within the iteration
   std::vector<bool> pseudo_gradient_op_;  // per op: DiLoCo's pseudo-gradient (kind other)
   bool has_outer_ = false;
-  bool pseudo_phase_ = false;  // between the pseudo-gradient and the outer step
   torch::Tensor round_start_, outer_momentum_;  // DiLoCo: weights at round start, Nesterov buffer
   std::deque<torch::Tensor> pushed_;  // HetPipe server: received gradients, in Wait order
   std::map<std::pair<GroupId, int>, std::int64_t> dynamic_round_;  // (group, tag) -> runs so far

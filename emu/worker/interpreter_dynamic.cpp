@@ -93,8 +93,9 @@ void Interpreter::finish() {
   for (auto& c : coordinators_) c->finish();
 }
 
-DType Interpreter::wire_dtype() const {
-  return pseudo_phase_ ? job_.wire_dtype : job_.model.gradient_dtype;
+// The pseudo-gradient travels in OuterStep's dtype; gradients and weights in the gradient dtype.
+DType Interpreter::wire_dtype(Payload p) const {
+  return p == Payload::pseudo_gradient ? job_.wire_dtype : job_.model.gradient_dtype;
 }
 
 torch::Tensor Interpreter::flat_weights() {
@@ -136,7 +137,6 @@ void Interpreter::load_training_state(const torch::Tensor& state) {
 // flat gradient buffer, where the averaging collective or Dynamic op takes it.
 void Interpreter::pseudo_gradient() {
   stage_.flat_grad().copy_(round_start_ - flat_weights());
-  pseudo_phase_ = true;
 }
 
 // DiLoCo's outer optimizer: Nesterov SGD (torch.optim.SGD(nesterov=True), dampening 0) on the
@@ -150,25 +150,25 @@ void Interpreter::outer_step() {
   set_weights(round_start_ - job_.outer_lr * (g + job_.outer_momentum * outer_momentum_));
   g.zero_();
   grad_cursor_ = 0;
-  pseudo_phase_ = false;
 }
 
 double Interpreter::dynamic(int i, const DynamicOp& d) {
   const double expected = static_cast<double>(stage_.parameter_count()) *
-                          static_cast<double>(dtype_bytes(wire_dtype()));
+                          static_cast<double>(dtype_bytes(wire_dtype(d.payload)));
   if (d.bytes != expected)
     throw InputError(fmt::format("Program rank {} op {} ('{}'): averages {} bytes but the stage's "
                                  "{} parameters are {} bytes in {}",
                                  options_.rank, i, ops_[static_cast<std::size_t>(i)].label, d.bytes,
-                                 stage_.parameter_count(), expected, dtype_name(wire_dtype())));
+                                 stage_.parameter_count(), expected, dtype_name(wire_dtype(d.payload))));
   torch::NoGradGuard no_grad;
-  auto source = pseudo_phase_ ? stage_.flat_grad() : flat_weights();
-  auto wire = source.to(scalar_type(wire_dtype())).contiguous();
+  const bool pseudo = d.payload == Payload::pseudo_gradient;
+  auto source = pseudo ? stage_.flat_grad() : flat_weights();
+  auto wire = source.to(scalar_type(wire_dtype(d.payload))).contiguous();
   const double sent =
       std::visit(Overloaded{[&](const GossipRule& rule) { return gossip(i, d, rule, wire); },
                             [&](const PartialReduceRule&) { return partial_reduce(i, d, wire); }},
                  d.rule);
-  if (pseudo_phase_) stage_.flat_grad().copy_(wire);
+  if (pseudo) stage_.flat_grad().copy_(wire);
   else set_weights(wire.to(torch::kFloat32));
   return sent;
 }

@@ -35,18 +35,18 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
     return p;
   };
   const auto what = plan_.carries[static_cast<std::size_t>(i)];
-  if (what == Carries::state) return post(training_state());
-  if (what == Carries::gradients || what == Carries::weights) {
+  if (what == Payload::state) return post(training_state());
+  if (what == Payload::gradients || what == Payload::weights) {
     // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
     // keeps none) or its weights (the server's reply), in the gradient dtype.
     const auto type = scalar_type(job_.model.gradient_dtype);
-    auto wire = (what == Carries::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
-    if (what == Carries::gradients && !plan_.keeps_gradients[static_cast<std::size_t>(i)])
+    auto wire = (what == Payload::gradients ? stage_.flat_grad() : flat_weights()).to(type).clone();
+    if (what == Payload::gradients && !plan_.keeps_gradients[static_cast<std::size_t>(i)])
       stage_.flat_grad().zero_();
     return post(wire);
   }
   const int mb = plan_.carries_micro_batch.at(static_cast<std::size_t>(i));
-  auto& from = plan_.carries[static_cast<std::size_t>(i)] == Carries::activation ? act_out_ : grad_out_;
+  auto& from = plan_.carries[static_cast<std::size_t>(i)] == Payload::activation ? act_out_ : grad_out_;
   const auto it = from.find(mb);
   if (it == from.end())
     throw InputError(fmt::format("Program rank {} op {} ('{}'): sends micro-batch {} before the "
@@ -58,7 +58,7 @@ Interpreter::Pending Interpreter::send(int i, const SendOp& s) {
 
 Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
   const auto what = plan_.carries[static_cast<std::size_t>(i)];
-  if (what == Carries::state) {  // a DiLoCo worker rejoining: the peer's state replaces ours
+  if (what == Payload::state) {  // a DiLoCo worker rejoining: the peer's state replaces ours
     auto wire = torch::empty({2 * stage_.parameter_count()}, torch::kFloat32);
     check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));
     std::vector<torch::Tensor> v{wire};
@@ -67,14 +67,14 @@ Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
     p.on_done = [this, wire] { load_training_state(wire); };
     return p;
   }
-  if (what == Carries::gradients || what == Carries::weights) {
+  if (what == Payload::gradients || what == Payload::weights) {
     auto wire = torch::empty({stage_.parameter_count()}, scalar_type(job_.model.gradient_dtype));
     check_bytes(options_.rank, i, ops_[static_cast<std::size_t>(i)], r.bytes, static_cast<double>(wire.nbytes()));
     std::vector<torch::Tensor> v{wire};
     Pending p;
     p.works.push_back(cluster_.world().recv(v, r.peer, r.tag));
     // Pushed gradients wait for the server's next optimizer op; pulled weights replace ours.
-    if (what == Carries::gradients)
+    if (what == Payload::gradients)
       p.on_done = [this, wire] { pushed_.push_back(wire.to(torch::kFloat32)); };
     else
       p.on_done = [this, wire] { set_weights(wire.to(torch::kFloat32)); };
@@ -87,14 +87,15 @@ Interpreter::Pending Interpreter::recv(int i, const RecvOp& r) {
   std::vector<torch::Tensor> v{wire};
   Pending p;
   p.works.push_back(cluster_.world().recv(v, r.peer, r.tag));
-  auto& into = what == Carries::activation ? act_in_ : grad_in_;
+  auto& into = what == Payload::activation ? act_in_ : grad_in_;
   p.on_done = [&into, mb, wire] { into[mb] = wire.to(torch::kFloat32); };
   transfer_op_[{mb, static_cast<int>(what)}] = i;
   return p;
 }
 
-Interpreter::Pending Interpreter::collective(const CollectiveOp& c) {
-  const DType wire_dt = wire_dtype();
+Interpreter::Pending Interpreter::collective(int i, const CollectiveOp& c) {
+  if (c.payload == Payload::weights) return weights_collective(i, c);
+  const DType wire_dt = wire_dtype(c.payload);
   const auto gbytes = static_cast<double>(dtype_bytes(wire_dt));
   const auto elements = static_cast<std::int64_t>(c.bytes / gbytes);
   if (static_cast<double>(elements) * gbytes != c.bytes ||
@@ -119,6 +120,31 @@ Interpreter::Pending Interpreter::collective(const CollectiveOp& c) {
   return p;
 }
 
+// Local SGD: the whole stage's weights, averaged across the group (the collective averages where
+// its reduction completes), replace this rank's once the op is complete, never from the
+// collective's thread while the rank may be computing.
+Interpreter::Pending Interpreter::weights_collective(int i, const CollectiveOp& c) {
+  const DType dt = wire_dtype(c.payload);
+  const double expected = static_cast<double>(stage_.parameter_count()) * static_cast<double>(dtype_bytes(dt));
+  if (c.bytes != expected)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): averages {} bytes of weights but the "
+                                 "stage's {} parameters are {} bytes in {} (expected one collective "
+                                 "over all of them)",
+                                 options_.rank, i, ops_[static_cast<std::size_t>(i)].label, c.bytes,
+                                 stage_.parameter_count(), expected, dtype_name(dt)));
+  auto wire = flat_weights().to(scalar_type(dt)).contiguous();
+  Pending p;
+  p.end_s = std::make_shared<double>(0);
+  p.sent = std::make_shared<double>(0);
+  const bool library = options_.library_collectives;
+  p.future = executors_.at(c.group)->submit([this, c, wire, library, end = p.end_s, sent = p.sent]() mutable {
+    *sent = run_collective(cluster_, job_.program, c, wire, library);
+    *end = cluster_.now_s();
+  });
+  p.on_done = [this, wire] { set_weights(wire.to(torch::kFloat32)); };
+  return p;
+}
+
 void Interpreter::complete(int i) {
   auto node = pending_.extract(i);
   if (node.empty()) return;
@@ -138,6 +164,7 @@ void Interpreter::complete(int i) {
     }
     end_s = *p.end_s;
     p.bytes = *p.sent;
+    if (p.on_done) p.on_done();
   } else {
     try {
       for (auto& w : p.works) w->wait(cluster_.timeout());

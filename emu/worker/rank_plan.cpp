@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/program/program_json.hpp"
 
 namespace geotrain {
 
@@ -28,8 +29,13 @@ std::vector<int> stage_of_ranks(const Program& p) {
   return stage;
 }
 
-// Union-find over Send/Recv edges: each connected set of ranks is one pipeline (replica).
-std::vector<int> replica_of_ranks(const Program& p, const std::vector<int>& stage) {
+bool is_pipeline(Payload payload) {
+  return payload == Payload::activation || payload == Payload::activation_grad;
+}
+
+// Union-find over activation Send/Recv edges: each connected set of ranks is one pipeline
+// (replica).
+std::vector<int> replica_of_ranks(const Program& p) {
   std::vector<int> parent(p.ranks.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](int x) {
@@ -39,9 +45,9 @@ std::vector<int> replica_of_ranks(const Program& p, const std::vector<int>& stag
   for (std::size_t r = 0; r < p.ranks.size(); ++r)
     for (const auto& op : p.ranks[r]) {
       int peer = -1;
-      if (const auto* s = op.as<SendOp>(); s && !s->state) peer = s->peer;
-      if (const auto* v = op.as<RecvOp>(); v && !v->state) peer = v->peer;
-      if (peer < 0 || peer >= static_cast<int>(p.ranks.size()) || stage[peer] == stage[r]) continue;
+      if (const auto* s = op.as<SendOp>(); s && is_pipeline(s->payload)) peer = s->peer;
+      if (const auto* v = op.as<RecvOp>(); v && is_pipeline(v->payload)) peer = v->peer;
+      if (peer < 0 || peer >= static_cast<int>(p.ranks.size())) continue;
       const int a = find(static_cast<int>(r)), b = find(peer);
       parent[std::max(a, b)] = std::min(a, b);
     }
@@ -70,25 +76,6 @@ void plan_micro_batches(const Program& p, RankPlan& plan) {
   }
   plan.replica_sequences = offset;
   plan.global_sequences = offset * plan.replicas;
-}
-
-// Same-stage Sends (parameter-server traffic): gradients when no optimizer op came after the
-// rank's last backward op (a virtual worker's push), weights when one did (the server's reply).
-// Keyed by (from, to, tag) in Program order.
-std::map<std::tuple<int, int, int>, std::vector<Carries>> server_sends(const Program& p,
-                                                                       const std::vector<int>& stage) {
-  std::map<std::tuple<int, int, int>, std::vector<Carries>> out;
-  for (std::size_t r = 0; r < p.ranks.size(); ++r) {
-    bool optimized = false;
-    for (const auto& op : p.ranks[r]) {
-      if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::optimizer) optimized = true;
-      if (const auto* c = op.as<ComputeOp>(); c && c->kind == ComputeKind::backward) optimized = false;
-      if (const auto* s = op.as<SendOp>(); s && !s->state && stage[s->peer] == stage[r])
-        out[{static_cast<int>(r), s->peer, s->tag}].push_back(optimized ? Carries::weights
-                                                                        : Carries::gradients);
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -120,7 +107,7 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
   if (rank < 0 || rank >= static_cast<int>(p.ranks.size()))
     throw InputError(fmt::format("rank {} outside the Program's {} ranks", rank, p.ranks.size()));
   const auto stage = stage_of_ranks(p);
-  const auto replica = replica_of_ranks(p, stage);
+  const auto replica = replica_of_ranks(p);
   RankPlan plan;
   plan.rank = rank;
   plan.stage = stage[rank];
@@ -149,58 +136,28 @@ RankPlan make_rank_plan(const Program& p, int rank, int model_layers) {
                                  "but sequences_per_iteration is {}",
                                  plan.replicas, plan.replica_sequences, plan.passes,
                                  plan.global_sequences * plan.passes, p.sequences_per_iteration));
-  const auto sends = server_sends(p, stage);
-  std::map<std::tuple<int, int, int>, std::size_t> seen;  // Recvs matched per (from, to, tag)
-  // What each Send/Recv carries: k-th of its kind <-> k-th forward / backward op.
-  std::vector<int> fwd_mb, bwd_mb;
-  for (const auto& op : p.ranks[rank])
-    if (const auto* c = op.as<ComputeOp>()) {
-      if (c->kind == ComputeKind::forward) fwd_mb.push_back(c->micro_batch);
-      if (c->kind == ComputeKind::backward) bwd_mb.push_back(c->micro_batch);
-    }
-  std::size_t act_in = 0, act_out = 0, grad_in = 0, grad_out = 0;
+  // What each Send/Recv carries is its payload; an activation's micro-batch must be one this
+  // rank computes.
   for (std::size_t i = 0; i < p.ranks[rank].size(); ++i) {
     const auto& op = p.ranks[rank][i];
-    Carries what = Carries::nothing;
-    int mb = -1;
-    auto pick = [&](const std::vector<int>& list, std::size_t& k, Carries c) {
-      if (k >= list.size())
-        throw InputError(fmt::format("Program rank {} op {} ('{}'): more transfers than compute "
-                                     "ops they could belong to",
-                                     rank, i, op.label));
-      mb = list[k++];
-      what = c;
-    };
     const auto* send = op.as<SendOp>();
     const auto* recv = op.as<RecvOp>();
-    const int peer = send ? send->peer : recv ? recv->peer : -1;
-    if ((send && send->state) || (recv && recv->state)) {
-      what = Carries::state;
-    } else if (peer >= 0 && stage[peer] == plan.stage) {
-      const int tag = send ? send->tag : recv->tag;
-      const auto key = send ? std::tuple{rank, peer, tag} : std::tuple{peer, rank, tag};
-      const auto it = sends.find(key);
-      const std::size_t k = seen[key]++;
-      if (it == sends.end() || k >= it->second.size())
-        throw InputError(fmt::format("Program rank {} op {} ('{}'): no matching Send from rank {} "
-                                     "with tag {}", rank, i, op.label, peer, tag));
-      what = it->second[k];
-    } else if (send) {
-      stage[peer] > plan.stage ? pick(fwd_mb, act_out, Carries::activation)
-                               : pick(bwd_mb, grad_out, Carries::activation_grad);
-    } else if (recv) {
-      stage[peer] < plan.stage ? pick(fwd_mb, act_in, Carries::activation)
-                               : pick(bwd_mb, grad_in, Carries::activation_grad);
-    }
-    plan.carries.push_back(what);
-    plan.carries_micro_batch.push_back(mb);
+    plan.carries.push_back(send ? send->payload : recv ? recv->payload : Payload::gradients);
+    plan.carries_micro_batch.push_back(send ? send->micro_batch : recv ? recv->micro_batch : -1);
+    if ((send || recv) && is_pipeline(plan.carries.back()) &&
+        std::none_of(plan.micro_batches.begin(), plan.micro_batches.end(),
+                     [&](const MicroBatchSlice& m) { return m.id == plan.carries_micro_batch.back(); }))
+      throw InputError(fmt::format("Program rank {} op {} ('{}'): carries the {} of micro-batch {}, "
+                                   "which no forward op of this rank computes",
+                                   rank, i, op.label, json_name(plan.carries.back()),
+                                   plan.carries_micro_batch.back()));
   }
   // A push followed by the rank's own optimizer op (HetPipe with staleness: the local update)
   // leaves the gradients in place for it; otherwise the push hands them over.
   const auto& ops = p.ranks[rank];
   plan.keeps_gradients.assign(ops.size(), false);
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (plan.carries[i] != Carries::gradients || !ops[i].as<SendOp>()) continue;
+    if (plan.carries[i] != Payload::gradients || !ops[i].as<SendOp>()) continue;
     for (std::size_t j = i + 1; j < ops.size(); ++j) {
       const auto* c = ops[j].as<ComputeOp>();
       if (c && c->kind == ComputeKind::optimizer) plan.keeps_gradients[i] = true;

@@ -6,31 +6,21 @@
 // Conventions the Program builders and the worker share (see README.md):
 //  - A rank's Compute ops all name one stage; its layers are the union of their ranges. Stage 0
 //    also owns the embeddings, the last stage the final layer norm, LM head and loss.
-//  - Ranks joined by Send/Recv form one pipeline = one data-parallel replica; replicas are
-//    numbered by their lowest rank. Replica r of R reads sequences r, r+R, r+2R, ... of each
+//  - Ranks joined by activation Send/Recv form one pipeline = one data-parallel replica; replicas
+//    are numbered by their lowest rank. Replica r of R reads sequences r, r+R, r+2R, ... of each
 //    global batch (DistributedSampler without shuffling), split into micro-batches in the
 //    order of their ids.
-//  - The k-th Recv from a lower stage carries the input activation of the k-th forward op; the
-//    k-th Send to a higher stage the output of the k-th forward op. The k-th Recv from a higher
-//    stage carries the output gradient for the k-th backward op; the k-th Send to a lower stage
-//    the input gradient of the k-th backward op.
-//  - Send/Recv between two ranks of the SAME stage are parameter-server traffic (HetPipe), not
-//    pipeline traffic, and do not join replicas: a Send with no optimizer op between the
-//    sender's last backward op and it pushes the stage's gradients, one after such an optimizer
-//    op sends the stage's weights; a Recv carries what the matching Send (k-th from that peer
-//    with that tag) carries. A push followed by the rank's own optimizer op (HetPipe's local
-//    update) leaves the gradients for that step (keeps_gradients).
+//  - What a Send/Recv carries is its payload (Payload, sim/program/program.hpp), with the
+//    micro-batch of an activation or activation gradient. A gradients push followed by the
+//    rank's own optimizer op (HetPipe's local update) leaves the gradients for that step
+//    (keeps_gradients).
 //  - A rank may pass its micro-batches several times per iteration (DiLoCo's H inner steps):
 //    pass k of iteration i reads the data of local step i x passes + k.
-//  - A Send/Recv with `state` set carries the sender's training state (a DiLoCo worker
-//    rejoining): its fp32 weights then its fp32 outer momentum, whatever the stages.
 #include <vector>
 
 #include "sim/program/program.hpp"
 
 namespace geotrain {
-
-enum class Carries { nothing, activation, activation_grad, gradients, weights, state };
 
 struct MicroBatchSlice {
   int id = 0;
@@ -50,7 +40,7 @@ struct RankPlan {
   int global_sequences = 0;   // per pass, all replicas
   int passes = 1;             // passes over the micro-batches per iteration (DiLoCo: H)
   std::vector<MicroBatchSlice> micro_batches;  // ascending id
-  std::vector<Carries> carries;        // per op of the rank
+  std::vector<Payload> carries;           // per op: a Send/Recv's payload (meaningless for others)
   std::vector<int> carries_micro_batch;  // per op: micro-batch id of what a Send/Recv carries
   std::vector<bool> keeps_gradients;     // per op: a push whose gradients a local update still uses
 
@@ -69,8 +59,8 @@ inline bool completes_gradient_slice(CollectiveKind k) {
 
 // DiLoCo: per op of a rank, whether it is in the pseudo-gradient phase: from the pseudo-gradient
 // op (a Compute `other` op followed by an outer_optimizer op with no optimizer op between) up to
-// that outer_optimizer op. Collectives and Dynamic ops in it move the pseudo-gradient, in the
-// wire dtype; everywhere else they move gradients or weights in the gradient dtype.
+// that outer_optimizer op. The phase's first op computes the pseudo-gradient; what collectives
+// and Dynamic ops move is their payload, not their place.
 std::vector<bool> pseudo_gradient_phase(const std::vector<Op>& ops);
 
 // Throws InputError naming the rank and op for Programs that break the conventions above.

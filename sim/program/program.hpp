@@ -63,21 +63,33 @@ struct ComputeOp {
   double memory_bytes = 0;  // bytes of parameters/activations touched (for memory-bound ops)
 };
 
-// `state`: the transfer carries the sender's training state (fp32 weights + outer optimizer
-// momentum: a DiLoCo worker rejoining loads it from a present peer, hivemind's
-// load_state_from_peers) rather than what the conventions of emu/worker/rank_plan.hpp say.
+// What a transfer moves. The simulator needs only the bytes; an executor that moves real
+// tensors (the emulator's worker, later real/) takes what to send, and where a received buffer
+// goes, from here, so it never guesses from the op order. The strategy that writes the op knows.
+//  activation / activation_grad: a pipeline stage's output for the next stage / the gradient of
+//    that output for the previous stage, of micro-batch `micro_batch` (Send/Recv only);
+//  gradients: the stage's gradient (a DDP all-reduce slice, a parameter-server push);
+//  weights: the stage's weights (a parameter server's reply, Local SGD's and AD-PSGD's averaging);
+//  pseudo_gradient: DiLoCo's round delta, averaged before the outer step (in OuterStep's dtype);
+//  state: the sender's training state, fp32 weights then outer momentum (a DiLoCo worker rejoining
+//    loads it from a present peer, hivemind's load_state_from_peers; Send/Recv only).
+enum class Payload { activation, activation_grad, gradients, weights, pseudo_gradient, state };
+
+// `micro_batch`: the micro-batch an activation or activation gradient belongs to (-1 otherwise).
 struct SendOp {
   int peer = 0;
   double bytes = 0;
   int tag = 0;
-  bool state = false;
+  Payload payload = Payload::activation;
+  int micro_batch = -1;
 };
 
 struct RecvOp {
   int peer = 0;
   double bytes = 0;
   int tag = 0;
-  bool state = false;
+  Payload payload = Payload::activation;
+  int micro_batch = -1;
 };
 
 struct CollectiveOp {
@@ -87,6 +99,7 @@ struct CollectiveOp {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   int root = 0;  // rank (Program index) of the root for gather/scatter/broadcast/reduce
   int tag = 0;   // distinguishes concurrent collectives on one group (DDP buckets)
+  Payload payload = Payload::gradients;  // gradients, weights or pseudo_gradient
 };
 
 // Peers decided at run time. One struct per rule; the decisions themselves live in
@@ -97,8 +110,7 @@ struct CollectiveOp {
 //    after every `full_sync_every` arrivals (0: never) the next window waits for all members.
 //  gossip (AD-PSGD): average `bytes` with the partner of a seeded random pairing of `group`
 //    (round k of every member uses the same pairing; the same draws in every executor).
-// What is averaged: the model weights, except between DiLoCo's pseudo-gradient op and its
-// outer_optimizer op, where it is the pseudo-gradient.
+// What is averaged is the op's payload: the weights, or DiLoCo's pseudo-gradient.
 struct PartialReduceRule {
   double window_s = 0;
   double window_min_s = 0;
@@ -126,6 +138,7 @@ struct DynamicOp {
   GroupId group = 0;
   double bytes = 0;
   int tag = 0;
+  Payload payload = Payload::weights;  // weights or pseudo_gradient
 };
 
 // Blocks until the named nonblocking ops (indices in the same rank's list) have finished.

@@ -1,6 +1,7 @@
 #pragma once
 // Internals of validate_program (program_validation.hpp), split by concern: structural checks
-// (program_validation.cpp) and the abstract execution that finds deadlocks (program_deadlock.cpp).
+// (program_validation.cpp), payloads (program_payloads.cpp) and the abstract execution that
+// finds deadlocks (program_deadlock.cpp).
 #include <string>
 #include <vector>
 
@@ -28,6 +29,15 @@ class Problems {
 std::string op_where(const Program& p, int rank, int index);
 // "send to 4 tag 2 (1.5e+06 B)", "allreduce on group 1 'dp s0'", ...
 std::string op_summary(const Program& p, const Op& op);
+
+// Payloads (program_payloads.cpp): a Send/Recv's payload and micro-batch go together
+// (activations name their micro-batch, nothing else does, the pseudo-gradient is never sent
+// point to point); collectives carry gradients, weights or the pseudo-gradient, dynamic ops
+// weights or the pseudo-gradient.
+void check_transfer_payload(const Program& p, int r, int i, Payload payload, int micro_batch,
+                            Problems& out);
+void check_averaged_payload(const Program& p, int r, int i, Payload payload, bool collective,
+                            Problems& out);
 
 // Abstract execution with rendezvous semantics; adds one line per stuck rank.
 void check_deadlock(const Program& p, Problems& problems);

@@ -37,6 +37,13 @@ constexpr std::array<std::pair<CollectiveAlgorithm, const char*>, 5> kAlgorithms
      {CollectiveAlgorithm::halving_doubling, "halving_doubling"},
      {CollectiveAlgorithm::direct, "direct"},
      {CollectiveAlgorithm::library, "library"}}};
+constexpr std::array<std::pair<Payload, const char*>, 6> kPayloads{
+    {{Payload::activation, "activation"},
+     {Payload::activation_grad, "activation_grad"},
+     {Payload::gradients, "gradients"},
+     {Payload::weights, "weights"},
+     {Payload::pseudo_gradient, "pseudo_gradient"},
+     {Payload::state, "state"}}};
 
 template <typename E, std::size_t N>
 const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E value) {
@@ -52,28 +59,27 @@ json op_body_to_json(const ComputeOp& c) {
           {"sequences", c.sequences}, {"flops", c.flops},
           {"memory_bytes", c.memory_bytes}};
 }
-// Optional fields ("state", "iterations") are written only when set, so Programs without them
-// keep their files.
+// The optional field "iterations" is written only when set, so Programs without it keep their
+// files.
 json op_body_to_json(const SendOp& s) {
-  json o = {{"op", "send"}, {"peer", s.peer}, {"bytes", s.bytes}, {"tag", s.tag}};
-  if (s.state) o["state"] = true;
-  return o;
+  return {{"op", "send"}, {"peer", s.peer}, {"bytes", s.bytes}, {"tag", s.tag},
+          {"payload", name_of(kPayloads, s.payload)}, {"micro_batch", s.micro_batch}};
 }
 json op_body_to_json(const RecvOp& r) {
-  json o = {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag}};
-  if (r.state) o["state"] = true;
-  return o;
+  return {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag},
+          {"payload", name_of(kPayloads, r.payload)}, {"micro_batch", r.micro_batch}};
 }
 json op_body_to_json(const CollectiveOp& c) {
   return {{"op", "collective"},  {"kind", name_of(kCollectiveKinds, c.kind)},
           {"group", c.group},    {"bytes", c.bytes},
           {"algorithm", name_of(kAlgorithms, c.algorithm)},
-          {"root", c.root},      {"tag", c.tag}};
+          {"root", c.root},      {"tag", c.tag},
+          {"payload", name_of(kPayloads, c.payload)}};
 }
 // A Dynamic op carries its rule's own fields only.
 json op_body_to_json(const DynamicOp& d) {
   json o = {{"op", "dynamic"}, {"rule", rule_key(d.rule)}, {"group", d.group},
-            {"bytes", d.bytes}, {"tag", d.tag}};
+            {"bytes", d.bytes}, {"tag", d.tag}, {"payload", name_of(kPayloads, d.payload)}};
   std::visit(Overloaded{[&](const PartialReduceRule& r) {
                           o["window_s"] = r.window_s;
                           o["window_min_s"] = r.window_min_s;
@@ -155,9 +161,10 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     const int peer = rd.get<int>(j, "peer", path);
     const double bytes = rd.get<double>(j, "bytes", path);
     const int tag = rd.get<int>(j, "tag", path);
-    const bool state = j.contains("state") && rd.get<bool>(j, "state", path);
-    if (kind == "send") op.body = SendOp{peer, bytes, tag, state};
-    else op.body = RecvOp{peer, bytes, tag, state};
+    const Payload payload = rd.get_enum(j, "payload", path, kPayloads);
+    const int micro_batch = rd.get<int>(j, "micro_batch", path);
+    if (kind == "send") op.body = SendOp{peer, bytes, tag, payload, micro_batch};
+    else op.body = RecvOp{peer, bytes, tag, payload, micro_batch};
   } else if (kind == "collective") {
     CollectiveOp c;
     c.kind = rd.get_enum(j, "kind", path, kCollectiveKinds);
@@ -166,6 +173,7 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     c.algorithm = rd.get_enum(j, "algorithm", path, kAlgorithms);
     c.root = rd.get<int>(j, "root", path);
     c.tag = rd.get<int>(j, "tag", path);
+    c.payload = rd.get_enum(j, "payload", path, kPayloads);
     op.body = c;
   } else if (kind == "dynamic") {
     DynamicOp d;
@@ -185,6 +193,7 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     d.group = rd.get<int>(j, "group", path);
     d.bytes = rd.get<double>(j, "bytes", path);
     d.tag = rd.get<int>(j, "tag", path);
+    d.payload = rd.get_enum(j, "payload", path, kPayloads);
     op.body = d;
   } else if (kind == "wait") {
     op.body = WaitOp{rd.get<std::vector<int>>(j, "ops", path)};
@@ -201,6 +210,7 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
 const char* json_name(ComputeKind k) { return name_of(kComputeKinds, k); }
 const char* json_name(CollectiveKind k) { return name_of(kCollectiveKinds, k); }
 const char* json_name(CollectiveAlgorithm a) { return name_of(kAlgorithms, a); }
+const char* json_name(Payload p) { return name_of(kPayloads, p); }
 
 nlohmann::json program_to_json(const Program& program) {
   json groups = json::array();

@@ -32,6 +32,7 @@ Program read_program_json(const std::string& path);
 const char* json_name(ComputeKind k);
 const char* json_name(CollectiveKind k);
 const char* json_name(CollectiveAlgorithm a);
+const char* json_name(Payload p);
 
 // Field-by-field equality (Program has no operator==; tests and the worker use this).
 bool programs_equal(const Program& a, const Program& b);

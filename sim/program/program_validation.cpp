@@ -9,6 +9,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/program/program_checks.hpp"
+#include "sim/program/program_json.hpp"
 
 namespace geotrain {
 
@@ -146,15 +147,19 @@ void check_op(const Program& p, int r, int i, std::vector<bool>& waited, Problem
       out.add(fmt::format("{}: negative or non-finite flops/bytes/sequences", op_where(p, r, i)));
   } else if (const auto* s = op.as<SendOp>()) {
     peer_ok(s->peer, s->bytes);
+    check_transfer_payload(p, r, i, s->payload, s->micro_batch, out);
   } else if (const auto* v = op.as<RecvOp>()) {
     peer_ok(v->peer, v->bytes);
+    check_transfer_payload(p, r, i, v->payload, v->micro_batch, out);
   } else if (const auto* col = op.as<CollectiveOp>()) {
     if (bad_bytes(col->bytes))
       out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), col->bytes));
     check_collective(p, r, i, *col, out);
+    check_averaged_payload(p, r, i, col->payload, true, out);
   } else if (const auto* d = op.as<DynamicOp>()) {
     if (!known_group(p, d->group) || !is_member(p.group(d->group), r))
       out.add(fmt::format("{}: rank {} is not in group {}", op_where(p, r, i), r, d->group));
+    check_averaged_payload(p, r, i, d->payload, false, out);
   } else if (const auto* w = op.as<WaitOp>()) {
     for (int j : w->ops) {
       const auto& ops = p.ranks[static_cast<std::size_t>(r)];
@@ -190,6 +195,8 @@ void check_ops(const Program& p, Problems& out) {
 struct Posted {
   int rank, index;
   double bytes;
+  Payload payload;
+  int micro_batch;
 };
 
 void check_matching(const Program& p, Problems& out) {
@@ -197,18 +204,26 @@ void check_matching(const Program& p, Problems& out) {
   for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r)
     for (int i = 0; i < static_cast<int>(p.ranks[static_cast<std::size_t>(r)].size()); ++i) {
       const Op& op = p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
-      if (const auto* s = op.as<SendOp>()) sends[{r, s->peer, s->tag}].push_back({r, i, s->bytes});
-      if (const auto* v = op.as<RecvOp>()) recvs[{v->peer, r, v->tag}].push_back({r, i, v->bytes});
+      if (const auto* s = op.as<SendOp>())
+        sends[{r, s->peer, s->tag}].push_back({r, i, s->bytes, s->payload, s->micro_batch});
+      if (const auto* v = op.as<RecvOp>())
+        recvs[{v->peer, r, v->tag}].push_back({r, i, v->bytes, v->payload, v->micro_batch});
     }
   for (const auto& [key, list] : sends) {
     const auto it = recvs.find(key);
     const std::size_t matched = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
-    for (std::size_t k = 0; k < matched; ++k)
-      if (list[k].bytes != it->second[k].bytes)
-        out.add(fmt::format("{} sends {} B but {} receives {} B",
-                            op_where(p, list[k].rank, list[k].index), list[k].bytes,
-                            op_where(p, it->second[k].rank, it->second[k].index),
-                            it->second[k].bytes));
+    for (std::size_t k = 0; k < matched; ++k) {
+      const Posted& snd = list[k];
+      const Posted& rcv = it->second[k];
+      if (snd.bytes != rcv.bytes)
+        out.add(fmt::format("{} sends {} B but {} receives {} B", op_where(p, snd.rank, snd.index),
+                            snd.bytes, op_where(p, rcv.rank, rcv.index), rcv.bytes));
+      if (snd.payload != rcv.payload || snd.micro_batch != rcv.micro_batch)
+        out.add(fmt::format("{} sends {} of micro-batch {} but {} receives {} of micro-batch {}",
+                            op_where(p, snd.rank, snd.index), json_name(snd.payload),
+                            snd.micro_batch, op_where(p, rcv.rank, rcv.index),
+                            json_name(rcv.payload), rcv.micro_batch));
+    }
     for (std::size_t k = matched; k < list.size(); ++k)
       out.add(fmt::format("{}: send to {} tag {} has no matching recv",
                           op_where(p, list[k].rank, list[k].index), std::get<1>(key),
@@ -229,10 +244,11 @@ bool same_collective(const Op& a, const Op& b) {
   const auto* y = b.as<CollectiveOp>();
   if (x && y)
     return x->kind == y->kind && x->bytes == y->bytes && x->algorithm == y->algorithm &&
-           x->root == y->root && x->tag == y->tag;
+           x->root == y->root && x->tag == y->tag && x->payload == y->payload;
   const auto* u = a.as<DynamicOp>();
   const auto* v = b.as<DynamicOp>();
-  return u && v && u->rule.index() == v->rule.index() && u->bytes == v->bytes && u->tag == v->tag;
+  return u && v && u->rule.index() == v->rule.index() && u->bytes == v->bytes && u->tag == v->tag &&
+         u->payload == v->payload;
 }
 
 // Every member of a group must enter the same collectives in the same order.

@@ -28,6 +28,7 @@ Program build_adpsgd(const Scenario& s, const Assignment& placement) {
     d.rule = GossipRule{static_cast<std::uint64_t>(s.strategy.integer("seed"))};
     d.group = world;
     d.bytes = weights;
+    d.payload = Payload::weights;
     Op gossip;
     gossip.body = d;
     gossip.label = "gossip";

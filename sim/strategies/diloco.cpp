@@ -130,6 +130,7 @@ Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
     d.rule = PartialReduceRule{timeout, timeout, timeout, 0};
     d.group = m.group;
     d.bytes = bytes;
+    d.payload = Payload::pseudo_gradient;
     Op op;
     op.body = d;
     op.label = "average pseudo-gradient";
@@ -137,9 +138,10 @@ Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
   }
   // Rooted algorithms (tree) take the lowest present worker as the root.
   const auto members = static_cast<int>(m.ranks.size());
-  return make_op(collective(CollectiveKind::allreduce, m.group, bytes, allreduce_algorithm(s, members),
-                            m.ranks.front()),
-                 "allreduce pseudo-gradient");
+  CollectiveOp c = collective(CollectiveKind::allreduce, m.group, bytes,
+                              allreduce_algorithm(s, members), m.ranks.front());
+  c.payload = Payload::pseudo_gradient;
+  return make_op(c, "allreduce pseudo-gradient");
 }
 
 // The rejoin transfers of round J: the source sends, each joiner receives.
@@ -151,9 +153,9 @@ void add_state_transfers(std::vector<Op>& ops, int rank, const ChurnSchedule& ch
     for (int joiner : joiners) {
       Op op;
       if (rank == source)
-        op = make_op(SendOp{joiner, bytes, round, true}, fmt::format("send state to {}", joiner), false);
+        op = make_op(SendOp{joiner, bytes, round, Payload::state}, fmt::format("send state to {}", joiner), false);
       else if (rank == joiner)
-        op = make_op(RecvOp{source, bytes, round, true}, fmt::format("load state from {}", source), false);
+        op = make_op(RecvOp{source, bytes, round, Payload::state}, fmt::format("load state from {}", source), false);
       else
         continue;
       op.iterations = {{round, round + 1}};

@@ -39,7 +39,7 @@ void server_ops(std::vector<Op>& ops, const Pipeline& pl, int stage, int server,
     for (int r = 0; r < pl.replicas; ++r) {
       if (r == server) continue;
       recvs[static_cast<std::size_t>(w)][static_cast<std::size_t>(r)] = static_cast<int>(ops.size());
-      ops.push_back(make_op(RecvOp{pl.rank(r, stage), bytes, push},
+      ops.push_back(make_op(RecvOp{pl.rank(r, stage), bytes, push, Payload::gradients},
                             fmt::format("recv push s{} r{}{}", stage, r, wave(w, waves)), true));
     }
     pipeline_ops(ops, pl, server, stage);
@@ -54,7 +54,7 @@ void server_ops(std::vector<Op>& ops, const Pipeline& pl, int stage, int server,
       ops.push_back(make_op(optimizer_op(pl.s.model, pl.s.training.optimizer, stage, begin, end),
                             fmt::format("apply s{} r{}{}", stage, r, wave(w, waves))));
       sends.push_back(static_cast<int>(ops.size()));
-      ops.push_back(make_op(SendOp{pl.rank(r, stage), bytes, pull},
+      ops.push_back(make_op(SendOp{pl.rank(r, stage), bytes, pull, Payload::weights},
                             fmt::format("send weights s{} r{}{}", stage, r, wave(w, waves)), true));
     }
   if (!sends.empty()) ops.push_back(make_wait(sends, fmt::format("wait pulls s{}", stage)));
@@ -69,12 +69,12 @@ void worker_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int stage
   std::vector<int> pulls;
   for (int w = 0; w < waves; ++w) {
     pipeline_ops(ops, pl, replica, stage);
-    ops.push_back(make_op(SendOp{to, bytes, push}, fmt::format("push s{}{}", stage, wave(w, waves)), false));
+    ops.push_back(make_op(SendOp{to, bytes, push, Payload::gradients}, fmt::format("push s{}{}", stage, wave(w, waves)), false));
     if (stale)  // the next wave runs on the local copy, updated with this wave's gradients
       ops.push_back(make_op(optimizer_op(pl.s.model, pl.s.training.optimizer, stage, begin, end),
                             fmt::format("local update s{}{}", stage, wave(w, waves))));
     pulls.push_back(static_cast<int>(ops.size()));
-    ops.push_back(make_op(RecvOp{to, bytes, pull}, fmt::format("pull s{}{}", stage, wave(w, waves)), stale));
+    ops.push_back(make_op(RecvOp{to, bytes, pull, Payload::weights}, fmt::format("pull s{}{}", stage, wave(w, waves)), stale));
   }
   if (stale) ops.push_back(make_wait(pulls, fmt::format("wait pulls s{}", stage)));
 }

@@ -9,8 +9,8 @@
 //   "bwd h<k> mb<i>", "optim h<k>"), then "allreduce weights" (the whole model in the gradient
 //   dtype, fp32 by default: the bytes of one DDP all-reduce) and "average weights" (divide the
 //   sum by N). Throughput figures count H x the global batch.
-// The emulator cannot run it yet: its worker decides what a collective carries from the op
-// order (emu/worker/rank_plan.hpp) and would all-reduce gradients here, not weights.
+// The all-reduce's payload is `weights`: the emulator's worker averages the model, not the
+// gradients (Payload, sim/program/program.hpp).
 #include <fmt/format.h>
 
 #include "sim/strategies/strategy_builders.hpp"
@@ -41,8 +41,9 @@ Program build_local_sgd(const Scenario& s, const Assignment& placement) {
       ops.push_back(make_op(optimizer_op(s.model, s.training.optimizer, 0, 0, layers),
                             fmt::format("optim h{}", step)));
     }
-    ops.push_back(make_op(collective(CollectiveKind::allreduce, world, weights, algorithm),
-                          "allreduce weights"));
+    CollectiveOp average = collective(CollectiveKind::allreduce, world, weights, algorithm);
+    average.payload = Payload::weights;
+    ops.push_back(make_op(average, "allreduce weights"));
     ops.push_back(averaging(s.model, weights, 0, 0, layers, "average weights"));
   }
   p.sequences_per_iteration *= h;
@@ -59,10 +60,7 @@ const StrategyRegistrar kRegistrar{{
      {integer_param("sync_every", 8, 1, 1e6, "local steps H between two weight averages"),
       choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
      data_parallel_check},
-    StrategyLayout::data_parallel, build_local_sgd,
-    // The worker decides what a collective carries from the op order (gradients after a
-    // backward); averaging weights needs the payload in the Program first.
-    "the emulator's workers cannot yet all-reduce weights instead of gradients"}};
+    StrategyLayout::data_parallel, build_local_sgd}};
 
 }  // namespace
 

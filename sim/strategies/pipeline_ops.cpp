@@ -69,7 +69,8 @@ void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int sta
   const auto post = [&](std::vector<int>& where, int peer, int direction, const char* what) {
     for (int i = 0; i < m; ++i) {
       where[static_cast<std::size_t>(i)] = static_cast<int>(ops.size());
-      ops.push_back(make_op(RecvOp{peer, bytes, tag_of(i, direction)},
+      const Payload payload = direction == kActivation ? Payload::activation : Payload::activation_grad;
+      ops.push_back(make_op(RecvOp{peer, bytes, tag_of(i, direction), payload, i},
                             fmt::format("recv {} s{} mb{}", what, stage, i), true));
     }
   };
@@ -90,7 +91,8 @@ void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int sta
                             fmt::format("bwd s{} mb{}", stage, i)));
     if (to >= 0) {
       sends.push_back(static_cast<int>(ops.size()));
-      ops.push_back(make_op(SendOp{to, bytes, tag_of(i, st.forward ? kActivation : kGradient)},
+      const Payload payload = st.forward ? Payload::activation : Payload::activation_grad;
+      ops.push_back(make_op(SendOp{to, bytes, tag_of(i, st.forward ? kActivation : kGradient), payload, i},
                             fmt::format("send {} s{} mb{}", what, stage, i), true));
     }
   }

@@ -33,6 +33,7 @@ Program build_sdpipe_preduce(const Scenario& s, const Assignment& placement) {
                                static_cast<int>(every > 0 ? every : 10 * pl.replicas)};
     d.group = g;
     d.bytes = weights;
+    d.payload = Payload::weights;
     for (int rank : members) {
       auto& ops = p.ranks[static_cast<std::size_t>(rank)];
       pipeline_ops(ops, pl, rank / pl.stages, st);

@@ -142,8 +142,8 @@ TEST_CASE("diloco churn: the rejoining worker loads weights and outer momentum f
   REQUIRE(recv.as<RecvOp>());
   CHECK(send.label == "send state to 3");
   CHECK(recv.label == "load state from 0");
-  CHECK(send.as<SendOp>()->state);
-  CHECK(recv.as<RecvOp>()->state);
+  CHECK(send.as<SendOp>()->payload == Payload::state);
+  CHECK(recv.as<RecvOp>()->payload == Payload::state);
   CHECK(send.as<SendOp>()->peer == 3);
   CHECK(recv.as<RecvOp>()->peer == 0);
   CHECK(send.as<SendOp>()->bytes == Approx(state));
@@ -151,10 +151,10 @@ TEST_CASE("diloco churn: the rejoining worker loads weights and outer momentum f
   CHECK(recv.iterations == std::vector<IterationRange>{{3, 4}});
   for (int round : {0, 1, 2, 4, 5}) CHECK(round_bytes(p, round, true) == Approx(round_bytes(p, round, false)));
   CHECK(round_bytes(p, 3, true) == Approx(round_bytes(p, 3, false) + state));
-  // The Program file keeps ranges and the state flag.
+  // The Program file keeps ranges and the state payload.
   CHECK(programs_equal(program_from_json(program_to_json(p), "test"), p));
   const auto j = program_to_json(p);
-  CHECK(j["ranks"][0][0]["state"] == true);
+  CHECK(j["ranks"][0][0]["payload"] == "state");
   CHECK(j["ranks"][0][0]["iterations"] == nlohmann::json::parse("[[3, 4]]"));
 }
 

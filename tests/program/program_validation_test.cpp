@@ -45,8 +45,8 @@ TEST_CASE("a matched exchange with nonblocking sends and a collective is valid",
   Program p = world(2);
   for (int r = 0; r < 2; ++r) {
     add(p, r, ComputeOp{});
-    add(p, r, SendOp{1 - r, 100, 7}, true);
-    add(p, r, RecvOp{1 - r, 100, 7});
+    add(p, r, SendOp{1 - r, 100, 7, Payload::gradients}, true);
+    add(p, r, RecvOp{1 - r, 100, 7, Payload::gradients});
     add(p, r, WaitOp{{1}});
     add(p, r, allreduce(0, 1e6));
   }
@@ -56,8 +56,8 @@ TEST_CASE("a matched exchange with nonblocking sends and a collective is valid",
 
 TEST_CASE("zero-byte messages and collectives are valid", "[program][validation]") {
   Program p = world(3);
-  add(p, 0, SendOp{1, 0, 0});
-  add(p, 1, RecvOp{0, 0, 0});
+  add(p, 0, SendOp{1, 0, 0, Payload::gradients});
+  add(p, 1, RecvOp{0, 0, 0, Payload::gradients});
   for (int r = 0; r < 3; ++r) add(p, r, allreduce(0, 0));
   CHECK(program_problems(p).empty());
 }
@@ -65,10 +65,10 @@ TEST_CASE("zero-byte messages and collectives are valid", "[program][validation]
 TEST_CASE("unmatched sends and receives and byte mismatches are reported",
           "[program][validation]") {
   Program p = world(3);
-  add(p, 0, SendOp{1, 10, 1}, false, "send a");
-  add(p, 1, RecvOp{0, 20, 1}, false, "recv a");
-  add(p, 0, SendOp{2, 10, 5}, false, "lonely send");
-  add(p, 2, RecvOp{1, 10, 9}, false, "lonely recv");
+  add(p, 0, SendOp{1, 10, 1, Payload::gradients}, false, "send a");
+  add(p, 1, RecvOp{0, 20, 1, Payload::gradients}, false, "recv a");
+  add(p, 0, SendOp{2, 10, 5, Payload::gradients}, false, "lonely send");
+  add(p, 2, RecvOp{1, 10, 9, Payload::gradients}, false, "lonely recv");
   const auto text = problems_of(p);
   CHECK_THAT(text,
              Contains("rank 0 op 0 'send a' sends 10 B but rank 1 op 0 'recv a' receives 20 B"));
@@ -81,8 +81,8 @@ TEST_CASE("unmatched sends and receives and byte mismatches are reported",
 TEST_CASE("bad peers and shapes are reported", "[program][validation]") {
   Program p = world(2);
   p.device_of_rank.pop_back();
-  add(p, 0, SendOp{0, 1, 0});
-  add(p, 1, RecvOp{5, 1, 0});
+  add(p, 0, SendOp{0, 1, 0, Payload::gradients});
+  add(p, 1, RecvOp{5, 1, 0, Payload::gradients});
   p.groups.push_back({3, "misnumbered", {0, 0}});
   const auto text = problems_of(p);
   CHECK_THAT(text, Contains("device_of_rank has 1 entries for 2 ranks"));
@@ -134,12 +134,12 @@ TEST_CASE("an algorithm the executors lack is reported", "[program][validation]"
 TEST_CASE("waits must name earlier nonblocking ops and every nonblocking op is waited",
           "[program][validation]") {
   Program p = world(2);
-  add(p, 0, SendOp{1, 1, 0}, false, "blocking send");
+  add(p, 0, SendOp{1, 1, 0, Payload::gradients}, false, "blocking send");
   add(p, 0, WaitOp{{0, 3}}, false, "bad wait");
-  add(p, 0, SendOp{1, 1, 1}, true, "forgotten send");
+  add(p, 0, SendOp{1, 1, 1, Payload::gradients}, true, "forgotten send");
   add(p, 0, ComputeOp{}, true, "async compute");
-  add(p, 1, RecvOp{0, 1, 0});
-  add(p, 1, RecvOp{0, 1, 1});
+  add(p, 1, RecvOp{0, 1, 0, Payload::gradients});
+  add(p, 1, RecvOp{0, 1, 1, Payload::gradients});
   const auto text = problems_of(p);
   CHECK_THAT(
       text,
@@ -156,8 +156,8 @@ TEST_CASE("waits must name earlier nonblocking ops and every nonblocking op is w
 TEST_CASE("deadlock: both ranks receive first", "[program][validation][deadlock]") {
   Program p = world(2);
   for (int r = 0; r < 2; ++r) {
-    add(p, r, RecvOp{1 - r, 4, 0}, false, "recv first");
-    add(p, r, SendOp{1 - r, 4, 0}, false, "send second");
+    add(p, r, RecvOp{1 - r, 4, 0, Payload::gradients}, false, "recv first");
+    add(p, r, SendOp{1 - r, 4, 0, Payload::gradients}, false, "send second");
   }
   const auto text = problems_of(p);
   CHECK_THAT(
@@ -170,8 +170,8 @@ TEST_CASE("deadlock: blocking sends to each other need a rendezvous",
           "[program][validation][deadlock]") {
   Program p = world(2);
   for (int r = 0; r < 2; ++r) {
-    add(p, r, SendOp{1 - r, 4, 0});
-    add(p, r, RecvOp{1 - r, 4, 0});
+    add(p, r, SendOp{1 - r, 4, 0, Payload::gradients});
+    add(p, r, RecvOp{1 - r, 4, 0, Payload::gradients});
   }
   CHECK_THAT(problems_of(p), Contains("deadlock: rank 0 op 0 'op' never completes: send to 1"));
   // Making the sends nonblocking (and waiting for them) resolves it.
@@ -208,11 +208,11 @@ TEST_CASE("deadlock: groups entered in a cyclic order", "[program][validation][d
 TEST_CASE("deadlock: a wait on a receive whose send comes after the receiver's own wait",
           "[program][validation][deadlock]") {
   Program p = world(2);
-  add(p, 0, RecvOp{1, 1, 0}, true, "irecv");
+  add(p, 0, RecvOp{1, 1, 0, Payload::gradients}, true, "irecv");
   add(p, 0, WaitOp{{0}}, false, "wait irecv");
-  add(p, 0, SendOp{1, 1, 1}, false, "reply");
-  add(p, 1, RecvOp{0, 1, 1}, false, "wait reply");
-  add(p, 1, SendOp{0, 1, 0}, false, "request");
+  add(p, 0, SendOp{1, 1, 1, Payload::gradients}, false, "reply");
+  add(p, 1, RecvOp{0, 1, 1, Payload::gradients}, false, "wait reply");
+  add(p, 1, SendOp{0, 1, 0, Payload::gradients}, false, "request");
   const auto text = problems_of(p);
   CHECK_THAT(
       text,
@@ -226,9 +226,9 @@ TEST_CASE("validation stays linear on a long pipeline of many ranks", "[program]
   Program p = world(n);
   for (int r = 0; r < n; ++r)
     for (int m = 0; m < 32; ++m) {
-      if (r > 0) add(p, r, RecvOp{r - 1, 1, m});
+      if (r > 0) add(p, r, RecvOp{r - 1, 1, m, Payload::gradients});
       add(p, r, ComputeOp{});
-      if (r + 1 < n) add(p, r, SendOp{r + 1, 1, m});
+      if (r + 1 < n) add(p, r, SendOp{r + 1, 1, m, Payload::gradients});
     }
   CHECK(program_problems(p).empty());
 }
@@ -255,8 +255,41 @@ TEST_CASE("dynamic ops: members only, same sequence per group, assumed to comple
 
 TEST_CASE("a badly broken program is summarized, not dumped", "[program][validation]") {
   Program p = world(2);
-  for (int i = 0; i < 100; ++i) add(p, 0, SendOp{1, 1, i});
+  for (int i = 0; i < 100; ++i) add(p, 0, SendOp{1, 1, i, Payload::gradients});
   const auto problems = program_problems(p);
   REQUIRE(problems.size() == 61);
   CHECK(problems.back() == "... and 40 more problems");
+}
+
+TEST_CASE("payloads: transfers agree on what they carry, each op carries what it can",
+          "[program][validation]") {
+  Program p = world(2);
+  add(p, 0, SendOp{1, 8, 0, Payload::activation, 3}, false, "send act");
+  add(p, 1, RecvOp{0, 8, 0, Payload::activation_grad, 3}, false, "recv grad");
+  add(p, 0, SendOp{1, 8, 1, Payload::activation}, false, "no micro-batch");
+  add(p, 1, RecvOp{0, 8, 1, Payload::activation}, false, "no micro-batch either");
+  add(p, 0, SendOp{1, 8, 2, Payload::weights, 4}, false, "weights of a micro-batch");
+  add(p, 1, RecvOp{0, 8, 2, Payload::weights, 4}, false, "weights in");
+  add(p, 0, SendOp{1, 8, 3, Payload::pseudo_gradient}, false, "p2p pseudo-gradient");
+  add(p, 1, RecvOp{0, 8, 3, Payload::pseudo_gradient}, false, "p2p pseudo-gradient in");
+  CollectiveOp activations = allreduce(0, 8);
+  activations.payload = Payload::activation;
+  for (int r = 0; r < 2; ++r) add(p, r, activations, false, "allreduce activations");
+  DynamicOp gossip;
+  gossip.payload = Payload::gradients;
+  for (int r = 0; r < 2; ++r) add(p, r, gossip, false, "gossip gradients");
+  const auto text = problems_of(p);
+  CHECK_THAT(text, Contains("rank 0 op 0 'send act' sends activation of micro-batch 3 but rank 1 op 0 "
+                            "'recv grad' receives activation_grad of micro-batch 3"));
+  CHECK_THAT(text, Contains("rank 0 op 1 'no micro-batch': payload activation without a micro_batch "
+                            "(expected >= 0)"));
+  CHECK_THAT(text, Contains("rank 0 op 2 'weights of a micro-batch': payload weights with "
+                            "micro_batch 4 (expected -1: only activations and their gradients "
+                            "belong to a micro-batch)"));
+  CHECK_THAT(text, Contains("rank 0 op 3 'p2p pseudo-gradient': payload pseudo_gradient (expected "
+                            "activation, activation_grad, gradients, weights or state"));
+  CHECK_THAT(text, Contains("rank 0 op 4 'allreduce activations': payload activation (expected "
+                            "gradients, weights or pseudo_gradient)"));
+  CHECK_THAT(text, Contains("rank 1 op 5 'gossip gradients': payload gradients (expected weights or "
+                            "pseudo_gradient)"));
 }

@@ -33,13 +33,14 @@ Program every_op_program() {
   dyn.rule = PartialReduceRule{0.25, 0.125, 0.5, 4};
   dyn.bytes = 1e3;
   dyn.tag = 3;
+  dyn.payload = Payload::pseudo_gradient;
   DynamicOp gossip;
   gossip.rule = GossipRule{18446744073709551615ull};
   gossip.bytes = 2e3;
   gossip.tag = 4;
-  p.ranks = {{make_op(fwd, "bwd s2 mb5"), make_op(SendOp{1, 4096, 11}, "send", true),
+  p.ranks = {{make_op(fwd, "bwd s2 mb5"), make_op(SendOp{1, 4096, 11, Payload::activation_grad, 5}, "send", true),
               make_op(coll, "bucket 3", true), make_op(WaitOp{{1, 2}}, "wait")},
-             {make_op(RecvOp{0, 4096, 11}, "recv"), make_op(dyn, "partial reduce"),
+             {make_op(RecvOp{0, 4096, 11, Payload::activation_grad, 5}, "recv"), make_op(dyn, "partial reduce"),
               make_op(gossip, "gossip"),
               make_op(ComputeOp{ComputeKind::optimizer, 0, -1, 0, 4, 0, 0, 0}, "optim")}};
   return p;
@@ -132,5 +133,32 @@ TEST_CASE("a Dynamic op carries its own rule's fields, an unknown rule is named"
     REQUIRE(pr.size() == 2);
     CHECK(pr[0] == "p.json: $.ranks[1][1].rule: 'flood' unknown (known: partial_reduce, gossip)");
     CHECK(pr[1] == "p.json: $.ranks[1][2].seed: missing");
+  }
+}
+
+TEST_CASE("every op that moves data carries its payload, and an unknown one is named",
+          "[worker][program_json]") {
+  Program p = every_op_program();
+  std::get<CollectiveOp>(p.ranks[0][2].body).payload = Payload::weights;
+  const Program back = program_from_json(nlohmann::json::parse(program_to_json(p).dump()));
+  const auto& send = std::get<SendOp>(back.ranks[0][1].body);
+  CHECK(send.payload == Payload::activation_grad);
+  CHECK(send.micro_batch == 5);
+  CHECK(std::get<RecvOp>(back.ranks[1][0].body).payload == Payload::activation_grad);
+  CHECK(std::get<CollectiveOp>(back.ranks[0][2].body).payload == Payload::weights);
+  CHECK(std::get<DynamicOp>(back.ranks[1][1].body).payload == Payload::pseudo_gradient);
+  CHECK(std::get<DynamicOp>(back.ranks[1][2].body).payload == Payload::weights);
+  auto j = program_to_json(p);
+  j["ranks"][0][1]["payload"] = "optimizer_state";
+  j["ranks"][1][0].erase("micro_batch");
+  try {
+    program_from_json(j, "p.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const auto& pr = e.problems();
+    REQUIRE(pr.size() == 2);
+    CHECK(pr[0] == "p.json: $.ranks[0][1].payload: 'optimizer_state' unknown (known: activation, "
+                   "activation_grad, gradients, weights, pseudo_gradient, state)");
+    CHECK(pr[1] == "p.json: $.ranks[1][0].micro_batch: missing");
   }
 }

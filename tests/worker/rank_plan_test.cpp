@@ -24,12 +24,12 @@ TEST_CASE("gpipe ranks know their stage, replica, layers and what transfers carr
   REQUIRE(p3.micro_batches.size() == 2);
   CHECK(p3.micro_batches[1].offset == 2);
   // Stage 1's first op receives micro-batch 0's activation; later it sends gradients back.
-  CHECK(p3.carries[0] == Carries::activation);
+  CHECK(p3.carries[0] == Payload::activation);
   CHECK(p3.carries_micro_batch[0] == 0);
   const auto& ops = job.program.ranks[3];
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].as<SendOp>()) {
-      CHECK(p3.carries[i] == Carries::activation_grad);
+      CHECK(p3.carries[i] == Payload::activation_grad);
       CHECK(p3.carries_micro_batch[i] == std::get<SendOp>(ops[i].body).tag - 1000);
     }
 }
@@ -70,8 +70,9 @@ TEST_CASE("parameter-server pushes and pulls are not activations, DiLoCo passes 
     const auto& ops = hp.ranks[static_cast<std::size_t>(rank)];
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const bool send = ops[i].as<SendOp>() != nullptr;
-      if (plan.carries[i] == Carries::gradients) ++(send ? gradients_out : gradients_in);
-      if (plan.carries[i] == Carries::weights) ++(send ? weights_out : weights_in);
+      if (!send && !ops[i].as<RecvOp>()) continue;  // carries names a transfer's payload only
+      if (plan.carries[i] == Payload::gradients) ++(send ? gradients_out : gradients_in);
+      if (plan.carries[i] == Payload::weights) ++(send ? weights_out : weights_in);
     }
     CHECK(gradients_out == (server ? 0 : 1));
     CHECK(weights_in == (server ? 0 : 1));
@@ -96,7 +97,8 @@ TEST_CASE("a DiLoCo rejoin's Send/Recv carry the training state, not parameter-s
     CHECK(plan.replica == rank);
     CHECK(plan.passes == 2);
     int state = 0;
-    for (auto c : plan.carries) state += c == Carries::state ? 1 : 0;
+    for (std::size_t i = 0; i < plan.carries.size(); ++i)
+      state += (p.ranks[rank][i].as<SendOp>() || p.ranks[rank][i].as<RecvOp>()) && plan.carries[i] == Payload::state;
     CHECK(state == (rank == 1 ? 0 : 1));  // worker 0 sends, worker 2 loads
   }
 }

@@ -101,14 +101,14 @@ WorkerJob gpipe_job(const ModelSpec& m, int stages, int replicas, int micro_batc
       p.device_of_rank.push_back(rank);
       std::vector<Op> ops;
       for (int mb = 0; mb < micro_batches; ++mb) {
-        if (s > 0) ops.push_back(op(RecvOp{rank - 1, act, mb}, fmt::format("recv act mb{}", mb)));
+        if (s > 0) ops.push_back(op(RecvOp{rank - 1, act, mb, Payload::activation, mb}, fmt::format("recv act mb{}", mb)));
         ops.push_back(op(compute(ComputeKind::forward, s, mb, lb, le, seq), fmt::format("fwd s{} mb{}", s, mb)));
-        if (s < stages - 1) ops.push_back(op(SendOp{rank + 1, act, mb}, fmt::format("send act mb{}", mb), true));
+        if (s < stages - 1) ops.push_back(op(SendOp{rank + 1, act, mb, Payload::activation, mb}, fmt::format("send act mb{}", mb), true));
       }
       for (int mb = micro_batches - 1; mb >= 0; --mb) {
-        if (s < stages - 1) ops.push_back(op(RecvOp{rank + 1, act, 1000 + mb}, fmt::format("recv grad mb{}", mb)));
+        if (s < stages - 1) ops.push_back(op(RecvOp{rank + 1, act, 1000 + mb, Payload::activation_grad, mb}, fmt::format("recv grad mb{}", mb)));
         ops.push_back(op(compute(ComputeKind::backward, s, mb, lb, le, seq), fmt::format("bwd s{} mb{}", s, mb)));
-        if (s > 0) ops.push_back(op(SendOp{rank - 1, act, 1000 + mb}, fmt::format("send grad mb{}", mb), true));
+        if (s > 0) ops.push_back(op(SendOp{rank - 1, act, 1000 + mb, Payload::activation_grad, mb}, fmt::format("send grad mb{}", mb), true));
       }
       if (replicas > 1)
         ops.push_back(op(CollectiveOp{CollectiveKind::allreduce, s, 4 * stage_parameters(m, lb, le, stages == 1), CollectiveAlgorithm::ring, 0, 0},

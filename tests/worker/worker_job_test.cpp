@@ -56,15 +56,26 @@ TEST_CASE("worker jobs carry each rank's device slowdown, a speed-up cannot be e
 
 TEST_CASE("a strategy the emulator cannot run yet is refused before any file, with its reason",
           "[worker][job]") {
+  // No registered strategy needs it today; a Program carries the reason its registrar gives.
+  const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
+  Program p = build_program(s);
+  CHECK(p.not_emulated.empty());
+  p.not_emulated = "its workers would move the wrong tensor";
+  CHECK_THROWS_WITH(make_worker_job(s, p),
+                    Contains("strategy.name = 'ddp-allreduce': simulate only (its workers would "
+                             "move the wrong tensor"));
+}
+
+TEST_CASE("local-sgd is emulated: its all-reduce carries the weights", "[worker][job]") {
   const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml",
                                {"strategy={name: local-sgd, sync_every: 4}"});
   const Program p = build_program(s);
-  CHECK_FALSE(p.not_emulated.empty());
-  CHECK_THROWS_WITH(make_worker_job(s, p),
-                    Contains("strategy.name = 'local-sgd': simulate only (the emulator's workers "
-                             "cannot yet all-reduce weights"));
-  const auto ddp = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml");
-  CHECK(build_program(ddp).not_emulated.empty());
+  CHECK(p.not_emulated.empty());
+  const auto job = make_worker_job(s, p);
+  int weights = 0;
+  for (const auto& op : job.program.ranks[0])
+    if (const auto* c = op.as<CollectiveOp>()) weights += c->payload == Payload::weights;
+  CHECK(weights == 1);
 }
 
 TEST_CASE("the worker takes DiLoCo's outer step from the Program, not from the strategy's name",

@@ -195,3 +195,41 @@ TEST_CASE("Programs the strategy builders make for scenarios/emu run on loopback
     }
   }
 }
+
+namespace {
+
+WorkerJob scenario_job(const std::vector<std::string>& sets) {
+  const auto s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/ddp_ring_2.yaml", sets);
+  return make_worker_job(s, build_program(s));
+}
+
+std::string weights_fingerprint(const WorkerRun& run, int rank) {
+  std::ifstream in(run.dir + "/rank" + std::to_string(rank) + "/worker.json");
+  return nlohmann::json::parse(in).at("weights_fnv1a").get<std::string>();
+}
+
+}  // namespace
+
+// Local SGD's all-reduce carries the weights (its payload), not the gradients. With plain SGD
+// and H = 1, averaging the replicas' weights after one step from the same weights is one step
+// on the averaged gradient: w - lr mean(g_i) = mean(w - lr g_i), i.e. exactly ddp.
+TEST_CASE("local-sgd averages weights: H = 1 with SGD equals ddp, and replicas end identical",
+          "[worker][equivalence][local-sgd]") {
+  const int steps = 3;
+  const auto ddp = launch_workers(scenario_job({"training.optimizer=sgd", "training.learning_rate=0.5"}),
+                                  "lsgd-ddp", with_steps(steps));
+  require_success(ddp);
+  const auto job = scenario_job({"training.optimizer=sgd", "training.learning_rate=0.5",
+                                 "strategy={name: local-sgd, sync_every: 1}"});
+  const auto one = launch_workers(job, "lsgd-h1", with_steps(steps));
+  require_success(one);
+  check_same_losses(global_losses(one, 2), global_losses(ddp, 2));
+  check_traffic(job, one, steps);
+  CHECK(weights_fingerprint(one, 0) == weights_fingerprint(one, 1));
+
+  // H = 3 with Adam: the replicas drift apart during the period and are equal after it.
+  const auto drift = launch_workers(scenario_job({"strategy={name: local-sgd, sync_every: 3}"}),
+                                    "lsgd-h3", with_steps(2));
+  require_success(drift);
+  CHECK(weights_fingerprint(drift, 0) == weights_fingerprint(drift, 1));
+}
