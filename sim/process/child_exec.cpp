@@ -38,6 +38,7 @@ ChildExec::ChildExec(const ChildSpec& spec, const int (&pipe_ends)[3])
   if (spec.argv.empty()) throw Error("process: nothing to run (empty argv)");
   if (spec.pass_fds.size() > kMaxPassFds)
     throw Error("process: at most " + std::to_string(kMaxPassFds) + " extra fds can be passed");
+  path_ = spec.program.empty() ? spec.argv[0] : spec.program;
   for (const auto& a : spec.argv) argv_.push_back(const_cast<char*>(a.c_str()));
   argv_.push_back(nullptr);
   if (!spec.netns.empty()) netns_path_ = "/run/netns/" + spec.netns;
@@ -94,6 +95,7 @@ void ChildExec::pass_fds() const {
   const std::size_t n = spec_.pass_fds.size();
   for (std::size_t k = 0; k < n; ++k) copies[k] = ::fcntl(spec_.pass_fds[k], F_DUPFD_CLOEXEC, base);
   for (std::size_t k = 0; k < n; ++k) ::dup2(copies[k], 3 + static_cast<int>(k));
+  if (spec_.close_other_fds) ::close_range(3 + static_cast<unsigned>(n), ~0U, 0);
 }
 
 void ChildExec::run(pid_t parent) const {
@@ -115,12 +117,13 @@ void ChildExec::run(pid_t parent) const {
   pass_fds();
   // An ignored SIGPIPE is inherited through exec (run() ignores it while it feeds stdin).
   ::signal(SIGPIPE, SIG_DFL);
+  const char* path = path_.c_str();
   if (envp_.empty())
-    spec_.search_path ? ::execvp(argv_[0], argv_.data()) : ::execv(argv_[0], argv_.data());
+    spec_.search_path ? ::execvp(path, argv_.data()) : ::execv(path, argv_.data());
   else
-    spec_.search_path ? ::execvpe(argv_[0], argv_.data(), envp_.data())
-                      : ::execve(argv_[0], argv_.data(), envp_.data());
-  fail(kExitCannotExec, "cannot run", argv_[0], errno);
+    spec_.search_path ? ::execvpe(path, argv_.data(), envp_.data())
+                      : ::execve(path, argv_.data(), envp_.data());
+  fail(kExitCannotExec, "cannot run", path, errno);
 }
 
 }  // namespace geotrain::process

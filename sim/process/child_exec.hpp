@@ -28,6 +28,7 @@ class ChildExec {
 
   const ChildSpec& spec_;
   int pipe_ends_[3];
+  std::string path_;  // what is executed
   std::vector<char*> argv_;
   std::vector<std::string> env_strings_;
   std::vector<char*> envp_;  // empty: the child keeps our environment

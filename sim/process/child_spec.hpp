@@ -43,8 +43,9 @@ enum class Group {
 };
 
 struct ChildSpec {
-  std::vector<std::string> argv;  // argv[0] is the program
-  bool search_path = false;       // look argv[0] up in PATH (execvp) instead of taking it as a path
+  std::vector<std::string> argv;  // argv[0] is the program unless `program` is set
+  std::string program;            // what to execute when argv[0] is only its name ("" = argv[0])
+  bool search_path = false;       // look the program up in PATH (execvp) instead of taking a path
   std::vector<std::string> env;   // "NAME=value" added to (or replacing in) our environment
   std::string netns;              // "" = ours; else /run/netns/<netns> is entered before exec
   Group group = Group::inherit;
@@ -53,6 +54,9 @@ struct ChildSpec {
   bool die_with_parent = false;
   Stream in, out, err;
   std::vector<int> pass_fds;  // our fds, seen by the child as 3, 4, ... (e.g. a ready pipe)
+  // Close every fd above the passed ones before exec, also those without close-on-exec: a
+  // long-lived child (a guardian) must not keep a pipe of ours open, or its reader never sees EOF.
+  bool close_other_fds = false;
   // Say on the child's stderr which step failed ("cannot enter namespace X: ...", "cannot run
   // X: ..."); off where that stderr is still ours and the exit code alone tells the story.
   bool report_setup_errors = false;

@@ -128,6 +128,34 @@ TEST_CASE("child process: extra fds arrive as 3, 4 and the environment gains the
   CHECK(read(dir + "/home") == std::string(home ? home : "") + "\n");  // the rest is kept
 }
 
+TEST_CASE("child process: close_other_fds leaves only the streams and the passed fds",
+          "[process]") {
+  const auto dir = test_dir("close");
+  // No close-on-exec: a child inherits it unless it is closed for it.
+  const int null = ::open("/dev/null", O_RDONLY);
+  const int leaked = ::fcntl(null, F_DUPFD, 20);
+  ::close(null);
+  REQUIRE((leaked >= 20 && leaked < 64));
+  int p[2];
+  REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+  ChildSpec s;
+  s.program = "/bin/sh";  // argv[0] is only a name
+  s.argv = {
+      "guard-name", "-c",
+      "echo $0; for f in $(seq 0 63); do [ -e /proc/$$/fd/$f ] && printf '%s ' $f; done; true"};
+  s.out = Stream::file(dir + "/out");
+  s.pass_fds = {p[1]};
+  s.close_other_fds = true;
+  CHECK(ChildProcess::start(s).wait() == 0);
+  CHECK(read(dir + "/out") == "guard-name\n0 1 2 3 ");
+  s.close_other_fds = false;
+  CHECK(ChildProcess::start(s).wait() == 0);
+  CHECK(read(dir + "/out").find(" " + std::to_string(leaked) + " ") != std::string::npos);
+  ::close(leaked);
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
 TEST_CASE("child process: wait_for gives up at its limit, stop ends even a stopped child",
           "[process]") {
   ChildProcess c = ChildProcess::start(sh("exec sleep 30"));
