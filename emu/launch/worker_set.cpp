@@ -1,21 +1,14 @@
 #include "emu/launch/worker_set.hpp"
 
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "sim/common/error.hpp"
+#include "sim/process/exit_status.hpp"
 
 namespace geotrain::emu {
 
@@ -27,42 +20,12 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Runs in the forked child: only async-signal-safe calls until execv.
-[[noreturn]] void exec_worker(const WorkerSpec& s, const std::vector<char*>& argv, pid_t launcher,
-                              const std::string& netns_path) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher died (even kill -9): so does the worker
-  if (::getppid() != launcher) ::_exit(126);
-  ::setpgid(0, 0);  // Ctrl-C reaches the launcher only; it decides how workers stop
-  if (!netns_path.empty()) {
-    const int ns = ::open(netns_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (ns < 0 || ::setns(ns, CLONE_NEWNET) != 0) ::_exit(125);
-    ::close(ns);
-  }
-  const int out = ::open(s.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = ::open(s.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (out < 0 || err < 0) ::_exit(124);
-  ::dup2(out, 1);
-  ::dup2(err, 2);
-  ::execv(argv[0], argv.data());
-  ::_exit(127);
-}
-
 char process_state(pid_t pid) {
   std::ifstream in(fmt::format("/proc/{}/stat", pid));
   std::string line;
   std::getline(in, line);
   const auto close = line.rfind(')');
   return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
-}
-
-std::string exit_text(int status) {
-  if (status > 128) return fmt::format("killed by signal {} ({})", status - 128, ::strsignal(status - 128));
-  switch (status) {
-    case 124: return "exit status 124 (cannot open its output files)";
-    case 125: return "exit status 125 (cannot enter its network namespace)";
-    case 127: return "exit status 127 (cannot execute geotrain-worker)";
-    default: return fmt::format("exit status {}", status);
-  }
 }
 
 }  // namespace
@@ -81,45 +44,33 @@ WorkerSet::~WorkerSet() { stop(1.0); }
 
 void WorkerSet::start() {
   for (const auto& s : specs_) progress_.push_back(std::make_unique<ProgressMap>(s.progress_path, true));
-  const pid_t self = ::getpid();
   for (const auto& s : specs_) {
-    std::vector<char*> argv;
-    for (const auto& a : s.argv) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::string ns_path = s.netns.empty() ? "" : "/run/netns/" + s.netns;
-    const pid_t pid = ::fork();
-    if (pid < 0) throw SystemError("fork geotrain-worker", errno, "");
-    if (pid == 0) exec_worker(s, argv, self, ns_path);
-    pids_.push_back(pid);
+    process::ChildSpec c;
+    c.argv = s.argv;
+    c.netns = s.netns;
+    c.die_with_parent = true;  // the launcher died (even kill -9): so does the worker
+    // Ctrl-C reaches the launcher only; it decides how workers stop.
+    c.group = process::Group::own_group;
+    c.out = process::Stream::file(s.stdout_path);
+    c.err = process::Stream::file(s.stderr_path);
+    children_.push_back(process::ChildProcess::start(c));
+    pids_.push_back(children_.back().pid());
     status_.push_back(-1);
   }
 }
 
 bool WorkerSet::reap(int rank, bool block) {
-  auto& st = status_[static_cast<std::size_t>(rank)];
-  if (st != -1) return true;
-  int w = 0;
-  const pid_t r = ::waitpid(pids_[static_cast<std::size_t>(rank)], &w, block ? 0 : WNOHANG);
-  if (r <= 0) return false;
-  st = WIFEXITED(w) ? WEXITSTATUS(w) : 128 + WTERMSIG(w);
-  return true;
+  auto& child = children_[static_cast<std::size_t>(rank)];
+  const std::optional<int> code = block ? std::optional<int>(child.wait()) : child.try_wait();
+  if (code) status_[static_cast<std::size_t>(rank)] = *code;
+  return code.has_value();
 }
 
 void WorkerSet::stop(double grace_s) {
-  std::vector<int> live;
-  for (std::size_t r = 0; r < pids_.size(); ++r)
-    if (!reap(static_cast<int>(r), false)) live.push_back(static_cast<int>(r));
-  for (int r : live) {
-    ::kill(pids_[static_cast<std::size_t>(r)], SIGTERM);
-    ::kill(pids_[static_cast<std::size_t>(r)], SIGCONT);  // a stopped worker must run to exit
-  }
-  const auto t0 = Clock::now();
-  while (!live.empty() && seconds_since(t0) < grace_s) {
-    std::erase_if(live, [&](int r) { return reap(r, false); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  for (int r : live) ::kill(pids_[static_cast<std::size_t>(r)], SIGKILL);
-  for (int r : live) reap(r, true);
+  std::vector<process::ChildProcess*> all;
+  for (auto& c : children_) all.push_back(&c);
+  process::ChildProcess::stop_all(all, grace_s);
+  for (std::size_t r = 0; r < children_.size(); ++r) reap(static_cast<int>(r), false);
 }
 
 std::string WorkerSet::describe_failure(int rank, int status, const SuperviseOptions& o) const {
@@ -127,7 +78,8 @@ std::string WorkerSet::describe_failure(int rank, int status, const SuperviseOpt
   std::string where = "before its first op";
   if (b.step >= 0 && b.op >= 0)
     where = fmt::format("in step {} op {} ({})", b.step, b.op, o.op_label ? o.op_label(rank, b.op) : "?");
-  std::string text = fmt::format("rank {} failed {}: {}", rank, where, exit_text(status));
+  std::string text = fmt::format("rank {} failed {}: {}", rank, where,
+                                 process::describe_exit(status, "geotrain-worker"));
   const std::string last = last_line_of(specs_[static_cast<std::size_t>(rank)].stderr_path);
   if (!last.empty()) text += fmt::format(" (stderr: {})", last);
   return text;

@@ -1,7 +1,8 @@
 #pragma once
 // The N geotrain-worker processes of one run: started inside their rank namespaces (setns in
-// the forked child, then exec), supervised until all exit, and stopped on failure. Each worker
-// dies with the launcher (PR_SET_PDEATHSIG), so even kill -9 of geotrain leaves no worker.
+// the forked child, then exec; sim/process), supervised until all exit, and stopped on failure.
+// Each worker dies with the launcher (PR_SET_PDEATHSIG), so even kill -9 of geotrain leaves no
+// worker.
 #include <sys/types.h>
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "emu/launch/progress_block.hpp"
+#include "sim/process/child_process.hpp"
 
 namespace geotrain::emu {
 
@@ -59,6 +61,7 @@ class WorkerSet {
 
   std::vector<WorkerSpec> specs_;
   std::vector<std::unique_ptr<ProgressMap>> progress_;
+  std::vector<process::ChildProcess> children_;
   std::vector<pid_t> pids_;
   std::vector<int> status_;  // -1 while running
 };

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -15,28 +14,9 @@
 
 #include "emu/net/cluster_builder.hpp"
 #include "sim/common/error.hpp"
+#include "sim/process/child_process.hpp"
 
 namespace geotrain::emu {
-
-namespace {
-
-// In the forked child: only async-signal-safe calls until execv.
-[[noreturn]] void exec_guardian(char* const argv[], int owner_fd, int ready_fd) {
-  setsid();
-  // The pipe ends become fds 3 and 4 (dup2 clears close-on-exec); copies above 10 first, so
-  // neither dup2 overwrites the other end. Nothing else of the owner's stays open in the guardian.
-  const int owner_copy = fcntl(owner_fd, F_DUPFD, 10), ready_copy = fcntl(ready_fd, F_DUPFD, 10);
-  dup2(owner_copy, 3);
-  dup2(ready_copy, 4);
-  close_range(5, ~0U, 0);
-  const int null = open("/dev/null", O_RDWR);
-  if (null >= 0) dup2(null, 0), dup2(null, 1);  // stderr stays: the guardian's one line goes there
-  if (null > 4) close(null);
-  execv("/proc/self/exe", argv);
-  _exit(127);
-}
-
-}  // namespace
 
 ClusterGuard::ClusterGuard(const std::string& cluster, const StateStore& store, const ProcessIdentity& owner,
                            double timeout_s) {
@@ -46,21 +26,25 @@ ClusterGuard::ClusterGuard(const std::string& cluster, const StateStore& store, 
     close(owner_pipe[0]), close(owner_pipe[1]);
     throw SystemError("pipe", errno, std::strerror(errno));
   }
-  std::vector<std::string> args = {"geotrain", "emu", "guard", cluster, "--owner", format_identity(owner),
-                                   "--owner-fd", "3", "--ready-fd", "4", "--state-dir", store.dir()};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_ = fork();
-  if (pid_ == 0) exec_guardian(argv.data(), owner_pipe[0], ready_pipe[1]);
-  const int fork_errno = errno;
+  process::ChildSpec spec;
+  spec.program = "/proc/self/exe";
+  spec.argv = {"geotrain", "emu", "guard", cluster, "--owner", format_identity(owner),
+               "--owner-fd", "3", "--ready-fd", "4", "--state-dir", store.dir()};
+  spec.group = process::Group::own_session;
+  // The pipe ends become fds 3 and 4; nothing else of the owner's stays open in the guardian.
+  spec.pass_fds = {owner_pipe[0], ready_pipe[1]};
+  spec.close_other_fds = true;
+  spec.in = process::Stream::null();
+  spec.out = process::Stream::null();  // stderr stays: the guardian's one line goes there
+  try {
+    guardian_ = process::ChildProcess::start(spec);
+  } catch (...) {
+    for (int fd : {owner_pipe[0], owner_pipe[1], ready_pipe[0], ready_pipe[1]}) close(fd);
+    throw;
+  }
   close(owner_pipe[0]);
   close(ready_pipe[1]);
   write_fd_ = owner_pipe[1];
-  if (pid_ < 0) {
-    close(ready_pipe[0]), close(write_fd_);
-    throw SystemError("fork", fork_errno, std::strerror(fork_errno));
-  }
   char buf[8] = {};
   pollfd pfd{ready_pipe[0], POLLIN, 0};
   const int polled = poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
@@ -68,8 +52,8 @@ ClusterGuard::ClusterGuard(const std::string& cluster, const StateStore& store, 
   close(ready_pipe[0]);
   if (n > 0 && std::strncmp(buf, "ready", 5) == 0) return;
   close(write_fd_);  // the guardian, if it runs at all, finds no record naming us and exits
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
+  guardian_.signal(SIGKILL);
+  guardian_.wait();
   throw SystemError("geotrain emu guard " + cluster, polled > 0 ? 127 : -1,
                     polled > 0 ? "the guardian did not start (cannot run /proc/self/exe)"
                                : fmt::format("no ready signal within {} s", timeout_s));
@@ -77,8 +61,7 @@ ClusterGuard::ClusterGuard(const std::string& cluster, const StateStore& store, 
 
 ClusterGuard::~ClusterGuard() {
   close(write_fd_);
-  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  guardian_.wait();
 }
 
 std::string guard_cluster(const std::string& cluster, const ProcessIdentity& owner, int owner_fd,

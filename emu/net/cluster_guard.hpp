@@ -18,6 +18,7 @@
 
 #include "emu/net/process_identity.hpp"
 #include "emu/net/state_store.hpp"
+#include "sim/process/child_process.hpp"
 
 namespace geotrain::emu {
 
@@ -33,11 +34,11 @@ class ClusterGuard {
   ClusterGuard(const ClusterGuard&) = delete;
   ClusterGuard& operator=(const ClusterGuard&) = delete;
 
-  pid_t guardian_pid() const { return pid_; }
+  pid_t guardian_pid() const { return guardian_.pid(); }
 
  private:
   int write_fd_ = -1;
-  pid_t pid_ = -1;
+  process::ChildProcess guardian_;  // started through sim/process: own session, fds 3 and 4
 };
 
 // The guardian's side (`geotrain emu guard`): reports ready on ready_fd (if >= 0), waits for EOF

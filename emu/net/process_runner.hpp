@@ -1,15 +1,16 @@
 #pragma once
-// Runs a program (no shell), feeding it stdin and capturing what it prints.
+// Runs a program (no shell, looked up in PATH), feeding it stdin and capturing what it prints.
+// The emulator's children die with geotrain (PR_SET_PDEATHSIG): an `ip -batch` still creating
+// namespaces after a kill -9 of geotrain would race the guardian's teardown (cluster_guard.hpp)
+// and leave some behind. The mechanics live in sim/process.
 #include <string>
 #include <vector>
 
+#include "sim/process/run.hpp"
+
 namespace geotrain::emu {
 
-struct ProcessResult {
-  int status = -1;  // exit status, or 128 + signal
-  std::string out;
-  std::string err;
-};
+using ProcessResult = process::RunResult;  // status: exit status, or 128 + signal
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdin_text = "");
 
