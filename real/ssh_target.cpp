@@ -19,9 +19,10 @@ std::optional<std::string> host_problem(const std::string& host) {
   if (host.empty()) return "no host (" + expected + ")";
   if (host.size() > 253) return fmt::format("host name of {} characters is too long ({})", host.size(), expected);
   if (host.front() == '[') return "IPv6 addresses are not supported yet (" + expected + ")";
+  // First: a target starting with '-' would be read by ssh as an option.
+  if (host.front() == '-' || host.front() == '.') return "host starts with '" + std::string(1, host.front()) + "' (" + expected + ")";
   for (char c : host)
     if (!dns_char(c)) return fmt::format("host holds '{}' ({})", printable(std::string(1, c)), expected);
-  if (host.front() == '-' || host.front() == '.') return "host starts with '" + std::string(1, host.front()) + "' (" + expected + ")";
   return std::nullopt;
 }
 
