@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   cli::add_plot_command(app, action);
   cli::add_emu_command(app, action);
   cli::add_sweep_command(app, action);
+  cli::add_real_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks that the code's folders form layers: libraries mirror folders, with no cycles.
 
-A *unit* is a folder under sim/, emu/ or apps/ with its own CMakeLists.txt; a source file
+A *unit* is a folder under sim/, emu/, real/ or apps/ with its own CMakeLists.txt; a source file
 belongs to the nearest such folder above it (emu/net/linktest/ is part of emu/net). From the
 sources' `#include "..."` lines and the CMake files' add_library / add_executable /
 target_link_libraries calls it rejects, one line each:
@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-UNIT_ROOTS = ("sim", "emu", "apps")
+UNIT_ROOTS = ("sim", "emu", "real", "apps")
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 CALL = re.compile(r"\b(add_library|add_executable|target_link_libraries)\s*\(([^)]*)\)", re.S)

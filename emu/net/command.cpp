@@ -23,7 +23,8 @@ std::string quoted(const std::string& arg) {
 }  // namespace
 
 std::string Command::to_string() const {
-  if (tool == Tool::stop_delayer) return "kill <pid of the geotrain-delayer in " + netns + ">";
+  if (tool == Tool::stop_delayer)
+    return netns.empty() ? "kill <pid of the geotrain-delayer>" : "kill <pid of the geotrain-delayer in " + netns + ">";
   std::string out;
   // ip and tc take the namespace as an option (no extra process); the others need ip netns exec.
   if (!netns.empty() && (tool == Tool::ip || tool == Tool::tc)) {

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "sim/common/error.hpp"
@@ -12,19 +11,9 @@ namespace geotrain::emu {
 
 namespace {
 
-constexpr double kMinBurstBytes = 2 * 1514;  // two full-size Ethernet frames
-constexpr int kHtbQuantum = 65536;
-
 Command host(Tool tool, std::vector<std::string> args) { return {tool, "", std::move(args)}; }
 Command in(const std::string& ns, Tool tool, std::vector<std::string> args) {
   return {tool, ns, std::move(args)};
-}
-
-// tc class minor numbers are hex; destination rank d uses 1:<d+1> (1:0 is the root).
-std::string class_id(int dst) { return fmt::format("1:{:x}", dst + 1); }
-
-std::string bits(double bytes_per_s) {
-  return fmt::format("{}bit", static_cast<long long>(std::llround(bytes_per_s * 8)));
 }
 
 void add_namespaces(const ClusterLayout& l, std::vector<Step>& out) {
@@ -57,39 +46,24 @@ void add_links(const ClusterLayout& l, std::vector<Step>& out) {
 
 void add_sysctls(const ClusterLayout& l, double buffer_bytes, const std::string& congestion_control,
                  std::vector<Step>& out) {
-  const auto max = static_cast<long long>(buffer_bytes);
-  for (int r = 0; r < l.ranks(); ++r) {
-    const std::string ns = l.rank_namespace(r);
-    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_rmem=4096 131072 {}", max)}), {}});
-    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", fmt::format("net.ipv4.tcp_wmem=4096 16384 {}", max)}), {}});
-    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0"}), {}});
-    // Not the host's bbr by default: see EmulationSpec::congestion_control.
-    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_congestion_control=" + congestion_control}), {}});
-    // A connection must not start from the ssthresh a previous one cached for the same peer.
-    out.push_back({in(ns, Tool::sysctl, {"-q", "-w", "net.ipv4.tcp_no_metrics_save=1"}), {}});
-  }
+  for (int r = 0; r < l.ranks(); ++r)
+    for (auto& c : tcp_sysctls(l.rank_namespace(r), buffer_bytes, congestion_control))
+      out.push_back({std::move(c), {}});
 }
 
 void add_shaping(const ClusterLayout& l, const Topology& net, Backend backend,
                  std::vector<Step>& out) {
   for (int s = 0; s < l.ranks(); ++s) {
     const std::string ns = l.rank_namespace(s);
-    out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb"}), {}});
+    out.push_back({htb_root(ns, "eth0"), {}});
     for (int d = 0; d < l.ranks(); ++d) {
       if (d == s) continue;
       out.push_back({htb_class(l, "add", s, d, net.bandwidth_Bps(s, d)), {}});
-      if (backend == Backend::netem) {
-        const auto delay_us = std::llround(net.delay_s(s, d) * 1e6);
-        out.push_back({in(ns, Tool::tc, {"qdisc", "add", "dev", "eth0", "parent", class_id(d),
-                                         "handle", fmt::format("{:x}:", d + 2), "netem", "delay",
-                                         fmt::format("{}us", delay_us), "limit", "100000"}), {}});
-      }
+      if (backend == Backend::netem) out.push_back({netem_delay(ns, "eth0", d, net.delay_s(s, d)), {}});
     }
     for (int d = 0; d < l.ranks(); ++d) {
       if (d == s) continue;
-      out.push_back({in(ns, Tool::tc, {"filter", "add", "dev", "eth0", "parent", "1:", "protocol",
-                                       "ip", "prio", "1", "u32", "match", "ip", "dst",
-                                       l.rank_address(d) + "/32", "flowid", class_id(d)}), {}});
+      out.push_back({destination_filter(ns, "eth0", l.rank_address(d), d), {}});
     }
   }
 }
@@ -106,33 +80,27 @@ void add_delayers(const ClusterLayout& l, const Topology& net, const PlanOptions
                   std::vector<Step>& out) {
   for (int r = 0; r < l.ranks(); ++r) {
     const std::string ns = l.rank_namespace(r);
-    std::vector<std::string> args = {"--tag", ns};
+    std::vector<DelayerQueue> queues;
     std::vector<int> sources, destinations;
     for (int s = 0; s < l.ranks(); ++s) {
       const auto delay_ns = std::llround(net.delay_s(s, r) * 1e9);
       if (s == r || delay_ns <= 0) continue;
-      args.insert(args.end(), {"--queue", fmt::format("{}:{}", s, delay_ns)});
+      queues.push_back({s, delay_ns});
       sources.push_back(s);
     }
     for (int d = 0; d < l.ranks(); ++d) {
       const auto delay_ns = std::llround(net.delay_s(r, d) * 1e9);
       if (d == r || delay_ns <= 0) continue;
-      args.insert(args.end(), {"--queue", fmt::format("{}:{}", egress_icmp_queue(d), delay_ns)});
+      queues.push_back({egress_icmp_queue(d), delay_ns});
       destinations.push_back(d);
     }
-    if (sources.empty() && destinations.empty()) continue;
-    args.insert(args.end(), {"--queue-maxlen", std::to_string(o.delayer_queue_maxlen), "--rcvbuf",
-                             std::to_string(static_cast<long long>(o.delayer_rcvbuf_bytes)),
-                             "--realtime", std::to_string(o.delayer_realtime_priority)});
+    if (queues.empty()) continue;
+    const std::vector<std::string> args = delayer_args(ns, queues, o);
     // The delayer binds its queues before any rule sends packets to them.
     out.push_back({in(ns, Tool::delayer, args), in(ns, Tool::stop_delayer, {})});
-    for (int s : sources)
-      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "INPUT", "-s", l.rank_address(s) + "/32", "!", "-p",
-                                             "icmp", "-j", "NFQUEUE", "--queue-num", std::to_string(s)}), {}});
+    for (int s : sources) out.push_back({ingress_delay_rule(ns, "-A", l.rank_address(s), s), {}});
     for (int d : destinations)
-      out.push_back({in(ns, Tool::iptables, {"-w", "-A", "OUTPUT", "-d", l.rank_address(d) + "/32", "-p", "icmp",
-                                             "-j", "NFQUEUE", "--queue-num",
-                                             std::to_string(egress_icmp_queue(d))}), {}});
+      out.push_back({egress_icmp_delay_rule(ns, "-A", l.rank_address(d), egress_icmp_queue(d)), {}});
   }
 }
 
@@ -145,7 +113,7 @@ void add_buffer_notes(const ClusterLayout& l, const Topology& net, double buffer
   for (int s = 0; s < l.ranks(); ++s)
     for (int d = 0; d < l.ranks(); ++d) {
       if (s == d) continue;
-      const double need = 2 * net.bandwidth_Bps(s, d) * (net.delay_s(s, d) + net.delay_s(d, s));
+      const double need = tcp_buffer_need_bytes(net.bandwidth_Bps(s, d), net.delay_s(s, d) + net.delay_s(d, s));
       if (need > worst) worst = need, ws = s, wd = d;
     }
   if (worst > buffer_bytes)
@@ -156,14 +124,18 @@ void add_buffer_notes(const ClusterLayout& l, const Topology& net, double buffer
 
 }  // namespace
 
-double htb_burst_bytes(double rate_Bps) { return std::max(kMinBurstBytes, rate_Bps * 1e-3); }
+std::vector<std::string> delayer_args(const std::string& tag, const std::vector<DelayerQueue>& queues,
+                                      const PlanOptions& o) {
+  std::vector<std::string> args = {"--tag", tag};
+  for (const auto& q : queues) args.insert(args.end(), {"--queue", fmt::format("{}:{}", q.queue, q.delay_ns)});
+  args.insert(args.end(), {"--queue-maxlen", std::to_string(o.delayer_queue_maxlen), "--rcvbuf",
+                           std::to_string(static_cast<long long>(o.delayer_rcvbuf_bytes)),
+                           "--realtime", std::to_string(o.delayer_realtime_priority)});
+  return args;
+}
 
 Command htb_class(const ClusterLayout& l, const std::string& verb, int src, int dst, double rate_Bps) {
-  const std::string burst = std::to_string(static_cast<long long>(std::ceil(htb_burst_bytes(rate_Bps))));
-  return in(l.rank_namespace(src), Tool::tc,
-            {"class", verb, "dev", "eth0", "parent", "1:", "classid", class_id(dst), "htb", "rate",
-             bits(rate_Bps), "ceil", bits(rate_Bps), "burst", burst, "cburst", burst, "quantum",
-             std::to_string(kHtbQuantum)});
+  return htb_class_command(l.rank_namespace(src), "eth0", verb, dst, rate_Bps);
 }
 
 std::string backend_name(Backend backend) {

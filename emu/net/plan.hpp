@@ -20,6 +20,7 @@
 
 #include "emu/net/cluster_layout.hpp"
 #include "emu/net/command.hpp"
+#include "emu/net/shaping_commands.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace geotrain::emu {
@@ -53,18 +54,15 @@ std::string format_plan(const Plan& plan);
 
 std::string backend_name(Backend backend);
 
-// HTB burst for a rate: 1 ms of the rate, so the token bucket does not starve at multi-Gbit/s
-// (what the feasibility trial found to reach 99.7%), and at least two full-size frames. Not more:
-// a link's tokens refill while it idles, and a burst of B bytes lets the next B bytes leave at
-// veth speed. With the 67 KB floor this used to have, a 100 KB ring-step chunk on a 56 Mbit/s
-// link took 5 ms instead of 15 ms, so the emulated ring beat the scenario's link (ddp_bucketed
-// case 3: measured 18% under the simulator). A GSO packet larger than the burst still leaves
-// whole: HTB lets the class run into debt and waits it off, so the long-run rate is unchanged.
-double htb_burst_bytes(double rate_Bps);
+// The delayer's arguments (without its executable): --tag, one --queue <queue>:<delay ns> each
+// (ingress queues before egress ICMP ones, as the caller lists them), queue length, receive
+// buffer, real-time priority.
+std::vector<std::string> delayer_args(const std::string& tag, const std::vector<DelayerQueue>& queues,
+                                      const PlanOptions& options);
 
 // `tc class <verb>` (add, change) of rank src's HTB class towards rank dst at rate_Bps (rate =
 // ceil, burst from htb_burst_bytes): the class the plan creates, and what bandwidth changes
-// re-rate (bandwidth_plan.hpp).
+// re-rate (bandwidth_plan.hpp). The burst: htb_burst_bytes (shaping_commands.hpp).
 Command htb_class(const ClusterLayout& layout, const std::string& verb, int src, int dst, double rate_Bps);
 
 }  // namespace geotrain::emu
