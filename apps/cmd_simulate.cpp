@@ -11,8 +11,8 @@
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
 #include "sim/engine/results_writer.hpp"
-#include "sim/engine/run_directory.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/results/run_directory.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scheduler/scheduler.hpp"
 #include "sim/strategies/strategy_registry.hpp"
@@ -69,8 +69,7 @@ int run(const SimulateOptions& o) {
   if (!o.network_model.empty())
     options.network_model = o.network_model == "tcp" ? NetworkModel::tcp : NetworkModel::flow;
   const auto result = engine::simulate(s, program, options);
-  const std::string dir = o.out.empty() ? engine::claim_run_directory(o.results, s.name, "sim")
-                                        : engine::claim_explicit_directory(o.out);
+  const std::string dir = results::claim_directory(o.results, s.name, "sim", o.out);
   engine::write_results(dir, s, program, result, {o.sets, !o.no_trace});
   if (scheduled) write_assignment(dir + "/assignment.json", *scheduled);
   print_table(result, dir);

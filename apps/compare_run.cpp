@@ -8,7 +8,7 @@
 
 #include "apps/child_process.hpp"
 #include "sim/common/error.hpp"
-#include "sim/engine/run_directory.hpp"
+#include "sim/results/run_directory.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
 namespace fs = std::filesystem;
@@ -75,7 +75,7 @@ void write_manifest(const std::string& dir, const std::string& measured,
 
 compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const Scenario s = load_scenario(o.scenario, o.sets);
-  const std::string dir = o.out.empty() ? engine::claim_run_directory(o.results, s.name, "compare")
+  const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured = o.measured.empty() ? emulate(o, dir) : o.measured;
   const compare::RunFiles m = compare::read_measured_run(measured);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,6 +21,7 @@
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/log.hpp"
+#include "sim/results/result_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
@@ -34,16 +34,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr const char* kLog = "emu.launch";
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  f << text;
-  if (!f) throw SystemError("write " + path, errno, "");
-}
-
 // <run>/bandwidth_changes.csv, for runs whose scenario has network.bandwidth_changes.
 void write_bandwidth_changes(const BandwidthChanger& changer, const std::string& dir) {
   if (!changer.records().empty())
-    write_text(dir + "/bandwidth_changes.csv", bandwidth_changes_csv(changer.records()));
+    results::write_result_text(dir + "/bandwidth_changes.csv", bandwidth_changes_csv(changer.records()));
 }
 
 // The lowest rank that computes the loss (forward through the last layer): its progress is the
@@ -63,7 +57,7 @@ std::string check_links(const Scenario& s, const RunCluster& cluster, const Emul
   LinktestOptions lo;
   lo.pairs = o.linktest_pairs;
   const auto links = run_linktest(s, cluster.layout(), lo);
-  write_text(dir + "/linktest.json", linktest_json(s, cluster.layout(), lo, links));
+  results::write_result_text(dir + "/linktest.json", linktest_json(s, cluster.layout(), lo, links));
   std::string off;
   for (const auto& l : links)
     if (!l.delay_ok || !l.bandwidth_ok)
@@ -90,7 +84,7 @@ void merge_dynamic_decisions(const std::string& dir, int ranks) {
     if (!in || !std::getline(in, line)) continue;  // header
     while (std::getline(in, line)) merged += fmt::format("{},{}\n", r, line);
   }
-  if (!merged.empty()) write_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
+  if (!merged.empty()) results::write_result_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
 }
 
 std::vector<WorkerSpec> worker_specs(const Scenario& s, const Program& p, const RunCluster& cluster,
@@ -173,8 +167,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   if (o.warmup >= steps) o.warmup = steps > 1 ? 1 : 0;
   const WorkerJob job = make_worker_job(s, program);  // may refuse the scenario: before any file
   const std::string dir = claim_emu_directory(o.results_root, s.name, o.out);
-  std::error_code ec;
-  fs::copy_file(s.path, dir + "/scenario.yaml", fs::copy_options::overwrite_existing, ec);
+  results::copy_scenario_file(s.path, dir);
   write_worker_job(job, dir + "/job.json");
 
   for (const auto& reaped : reap_orphaned_clusters(StateStore()))
@@ -213,7 +206,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
                                   {"failure", sup.failure}};
   if (!sup.ok) {
     write_bandwidth_changes(changer, dir);
-    write_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
+    results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
     throw Error(fmt::format("{} (run directory {})", sup.failure, dir));
   }
   const auto left = cluster.remove();
@@ -228,9 +221,9 @@ EmulateResult run_emulation(const EmulateOptions& options) {
                  "(bandwidth_changes.csv says which)",
                  missed, changer.records().size(), training_s);
   write_bandwidth_changes(changer, dir);
-  { std::ofstream f(dir + "/ops.csv"); write_ops_csv(program, m, f); }
-  { std::ofstream f(dir + "/iterations.csv"); write_iterations_csv(figures, f); }
-  { std::ofstream f(dir + "/trace.json"); write_trace(program, m, f); }
+  { auto f = results::open_result_file(dir + "/ops.csv"); write_ops_csv(program, m, f); }
+  { auto f = results::open_result_file(dir + "/iterations.csv"); results::write_iterations_csv(figures, f); }
+  { auto f = results::open_result_file(dir + "/trace.json"); write_trace(program, m, f); }
   merge_dynamic_decisions(dir, program.world_size);
   const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
   std::vector<double> slowdown_of_rank;
@@ -242,9 +235,9 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   res.dir = dir;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const auto summary = emu_summary_json(s, program, m, figures, {o.warmup, res.wall_s, sup.wall_s, collectives});
-  write_text(dir + "/summary.json", summary.dump(2) + "\n");
+  results::write_result_text(dir + "/summary.json", summary.dump(2) + "\n");
   extra["wall_s"] = res.wall_s;
-  write_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
+  results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
   res.iteration_time_s = summary["iteration_time_s"].get<double>();
   res.tokens_per_s = summary["tokens_per_s"].get<double>();
   res.bytes_match = summary["bytes"]["match"].get<bool>();

@@ -10,6 +10,7 @@
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/iteration_intervals.hpp"
+#include "sim/results/summary_head.hpp"
 
 namespace geotrain::emu {
 
@@ -115,12 +116,8 @@ double median_iteration_time(const std::vector<StepFigures>& steps, int warmup) 
 nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,
                                         const SummaryInputs& in) {
-  nlohmann::ordered_json j;
   const double t = median_iteration_time(steps, in.warmup);
-  j["format"] = "geotrain-emu-summary";
-  j["version"] = 1;
-  j["scenario"] = scenario.name;
-  j["strategy"] = program.strategy;
+  nlohmann::ordered_json j = results::summary_head("emu", scenario.name, program.strategy);
   j["world_size"] = program.world_size;
   j["iterations"] = steps.size();
   j["warmup_iterations"] = in.warmup;
@@ -128,9 +125,7 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["iteration_time_s"] = t;
   j["tokens_per_s"] = t > 0 ? program.tokens_per_iteration / t : 0;
   j["samples_per_s"] = t > 0 ? program.sequences_per_iteration / t : 0;
-  j["tokens_per_iteration"] = program.tokens_per_iteration;
-  j["sequences_per_iteration"] = program.sequences_per_iteration;
-  j["model_flops_per_iteration"] = program.model_flops_per_iteration;
+  results::add_workload_figures(j, program);
   // Filled apart, then moved in: `times` as a reference into j would dangle once "loss" is added
   // (ordered_json keeps its members in a vector).
   auto times = nlohmann::ordered_json::array(), loss = nlohmann::ordered_json::array();
@@ -166,12 +161,13 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
       if (row.step >= in.warmup && op.as<ComputeOp>()) compute += row.end_s - row.start_s;
     }
     const auto measured_steps = std::max<std::size_t>(steps.size() - static_cast<std::size_t>(in.warmup), 1);
-    ranks.push_back({{"rank", r},
-                     {"device", program.device_of_rank[static_cast<std::size_t>(r)]},
-                     {"compute_s", compute / static_cast<double>(measured_steps)},
-                     {"program_bytes_per_iteration", number_or_null(e < 0 ? NAN : e)},
-                     {"counted_bytes_per_iteration", counted.empty() || counted[0] < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(counted[0])},
-                     {"bytes_match", match}});
+    auto entry = results::rank_entry(program, r);
+    entry["compute_s"] = compute / static_cast<double>(measured_steps);
+    entry["program_bytes_per_iteration"] = number_or_null(e < 0 ? NAN : e);
+    entry["counted_bytes_per_iteration"] =
+        counted.empty() || counted[0] < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(counted[0]);
+    entry["bytes_match"] = match;
+    ranks.push_back(std::move(entry));
   }
   j["bytes"] = {{"program_per_iteration", number_or_null(expected_total < 0 ? NAN : expected_total)},
                 {"counted_per_iteration", steps.empty() || steps[0].bytes < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(steps[0].bytes)},

@@ -5,8 +5,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -17,8 +15,8 @@
 #include "emu/net/emu_cluster.hpp"
 #include "emu/net/netns_util.hpp"
 #include "sim/common/error.hpp"
-#include "sim/common/provenance.hpp"
-#include "sim/engine/run_directory.hpp"
+#include "sim/results/manifest.hpp"
+#include "sim/results/run_directory.hpp"
 
 namespace geotrain::emu {
 
@@ -33,23 +31,12 @@ std::string run_cluster_name(const Scenario& s) {
 
 std::string claim_emu_directory(const std::string& results_root, const std::string& scenario,
                                 const std::string& out) {
-  return out.empty() ? engine::claim_run_directory(results_root, scenario, "emu")
-                     : engine::claim_explicit_directory(out);
+  return results::claim_directory(results_root, scenario, "emu", out);
 }
 
 nlohmann::ordered_json emu_manifest(const Scenario& s, const std::vector<std::string>& overrides,
                                     const nlohmann::ordered_json& extra) {
-  std::array<char, 256> host{};
-  gethostname(host.data(), host.size() - 1);
-  nlohmann::ordered_json j;
-  j["executor"] = "emu";
-  j["scenario"] = s.name;
-  j["scenario_path"] = s.path;
-  j["overrides"] = overrides;
-  j["seed"] = s.seed;
-  j["git_sha"] = git_sha();
-  j["geotrain_version"] = GEOTRAIN_VERSION;
-  j["host"] = host.data();
+  nlohmann::ordered_json j = results::manifest_head({"emu", s.name, s.path, overrides, s.seed, nlohmann::ordered_json::object()});
   for (const auto& [k, v] : extra.items()) j[k] = v;
   return j;
 }

@@ -1,7 +1,6 @@
 #pragma once
-// One row of an ops.csv: the simulator (sim/engine/results_writer.cpp) and the emulator
-// (emu/launch/result_files.cpp) write the same columns, and (rank, iteration, op) names the same
-// Program op on both sides.
+// One row of an ops.csv: every executor writes it through sim/results/ops_csv_writer.hpp, so
+// the columns are the same, and (rank, iteration, op) names the same Program op on both sides.
 #include <string>
 #include <vector>
 

@@ -1,25 +1,20 @@
 #include "sim/engine/results_writer.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 #include <simgrid/version.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <memory>
 
-#include "sim/common/csv.hpp"
-#include "sim/common/error.hpp"
-#include "sim/common/provenance.hpp"
-#include "sim/engine/trace_writer.hpp"
+#include "sim/results/manifest.hpp"
+#include "sim/results/ops_csv_writer.hpp"
+#include "sim/results/result_file.hpp"
+#include "sim/results/summary_head.hpp"
+#include "sim/results/trace_writer.hpp"
 
 namespace geotrain::engine {
 
 namespace {
-
 
 nlohmann::ordered_json split_stats(const std::vector<RankSplit>& ranks, double RankSplit::*field) {
   double lo = 1e300, hi = 0, sum = 0;
@@ -28,20 +23,23 @@ nlohmann::ordered_json split_stats(const std::vector<RankSplit>& ranks, double R
   return {{"mean", ranks.empty() ? 0 : sum / static_cast<double>(ranks.size())}, {"min", lo}, {"max", hi}};
 }
 
-std::ofstream open_file(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw SystemError(fmt::format("open {} for writing", path), errno, "");
-  return f;
+// Calls visit(row, record) for every (rank, iteration, op) in that order, ran or not: the
+// record says whether (and how far) the op ran, each file picks the rows it shows.
+template <class Visit>
+void for_each_record(const Program& program, const SimulationResult& result, Visit&& visit) {
+  const OpRecorder& rec = result.records;
+  for (int r = 0; r < program.world_size; ++r)
+    for (int it = 0; it < rec.iterations(); ++it)
+      for (std::size_t i = 0; i < rec.ops(r); ++i) {
+        const OpRecord& o = rec.at(r, it, static_cast<int>(i));
+        visit(results::OpRow{r, it, i, o.start_s, o.end_s, o.idle_s, o.bytes_sent}, o);
+      }
 }
 
 }  // namespace
 
 nlohmann::ordered_json summary_json(const Program& program, const SimulationResult& r) {
-  nlohmann::ordered_json j;
-  j["format"] = "geotrain-sim-summary";
-  j["version"] = 1;
-  j["scenario"] = r.scenario;
-  j["strategy"] = r.strategy;
+  nlohmann::ordered_json j = results::summary_head("sim", r.scenario, r.strategy);
   j["network_model"] = r.network_model;
   j["platform"] = r.platform;
   j["world_size"] = r.world_size;
@@ -52,19 +50,19 @@ nlohmann::ordered_json summary_json(const Program& program, const SimulationResu
   j["tokens_per_s"] = r.tokens_per_s;
   j["samples_per_s"] = r.samples_per_s;
   j["achieved_pflops"] = r.achieved_flops / 1e15;
-  j["tokens_per_iteration"] = program.tokens_per_iteration;
-  j["sequences_per_iteration"] = program.sequences_per_iteration;
-  j["model_flops_per_iteration"] = program.model_flops_per_iteration;
+  results::add_workload_figures(j, program);
   j["bubble_fraction"] = r.bubble_fraction < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.bubble_fraction);
   j["split_s"] = {{"compute", split_stats(r.ranks, &RankSplit::compute_s)},
                   {"communication", split_stats(r.ranks, &RankSplit::communication_s)},
                   {"idle", split_stats(r.ranks, &RankSplit::idle_s)}};
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < r.ranks.size(); ++i)
-    ranks.push_back({{"rank", i}, {"device", program.device_of_rank[i]},
-                     {"compute_s", r.ranks[i].compute_s},
-                     {"communication_s", r.ranks[i].communication_s},
-                     {"idle_s", r.ranks[i].idle_s}});
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    auto entry = results::rank_entry(program, static_cast<int>(i));
+    entry["compute_s"] = r.ranks[i].compute_s;
+    entry["communication_s"] = r.ranks[i].communication_s;
+    entry["idle_s"] = r.ranks[i].idle_s;
+    ranks.push_back(std::move(entry));
+  }
   j["bytes"] = {{"p2p", r.p2p_bytes},
                 {"collectives", r.collective_bytes_total},
                 {"dynamic", r.dynamic_bytes}};
@@ -80,44 +78,26 @@ nlohmann::ordered_json summary_json(const Program& program, const SimulationResu
 }
 
 void write_ops_csv(const Program& program, const SimulationResult& result, std::ostream& out) {
-  out << "rank,device,iteration,op,type,label,nonblocking,start_s,end_s,duration_s,idle_s,"
-         "bytes_sent,peer,group\n";
-  const OpRecorder& rec = result.records;
-  for (int r = 0; r < program.world_size; ++r)
-    for (int it = 0; it < rec.iterations(); ++it)
-      for (std::size_t i = 0; i < rec.ops(r); ++i) {
-        const Op& op = program.ranks[static_cast<std::size_t>(r)][i];
-        const OpRecord& o = rec.at(r, it, static_cast<int>(i));
-        if (!o.ran()) continue;  // inactive in this iteration
-        std::string peer, group;
-        if (const auto* s = op.as<SendOp>()) peer = std::to_string(s->peer);
-        if (const auto* v = op.as<RecvOp>()) peer = std::to_string(v->peer);
-        if (const auto* c = op.as<CollectiveOp>()) group = program.group(c->group).name;
-        fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r,
-                   program.device_of_rank[static_cast<std::size_t>(r)], it, i, op_type_name(op),
-                   csv_field(op.label), op.nonblocking ? 1 : 0, o.start_s, o.end_s,
-                   o.end_s - o.start_s, o.idle_s, o.bytes_sent, peer, csv_field(group));
-      }
+  results::OpsCsvWriter writer(out, program, results::TimeFormat::shortest);
+  for_each_record(program, result, [&](const results::OpRow& row, const OpRecord& o) {
+    if (o.ran()) writer.add(row);  // an op inactive in an iteration has no row
+  });
+}
+
+void write_trace(const Program& program, const SimulationResult& result, std::ostream& out) {
+  results::TraceWriter writer(out, program, results::TimeFormat::shortest);
+  for_each_record(program, result, [&](const results::OpRow& row, const OpRecord& o) {
+    if (o.start_s >= 0 && o.end_s >= 0) writer.add(row);
+  });
+  writer.finish();
 }
 
 nlohmann::ordered_json manifest_json(const Scenario& s, const SimulationResult& r, const RunInfo& info) {
-  std::array<char, 256> host{};
-  gethostname(host.data(), host.size() - 1);
-  nlohmann::ordered_json j;
-  j["executor"] = "sim";
-  j["scenario"] = s.name;
-  j["scenario_path"] = s.path;
-  j["overrides"] = info.overrides;
-  j["seed"] = s.seed;
-  j["git_sha"] = git_sha();
-  j["geotrain_version"] = GEOTRAIN_VERSION;
-  j["simgrid_version"] = fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR, SIMGRID_VERSION_PATCH);
-  j["host"] = host.data();
-#ifdef NDEBUG
-  j["build"] = "release";
-#else
-  j["build"] = "debug";
-#endif
+  results::Provenance p{"sim", s.name, s.path, info.overrides, s.seed, nlohmann::ordered_json::object()};
+  p.versions["simgrid_version"] =
+      fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR, SIMGRID_VERSION_PATCH);
+  nlohmann::ordered_json j = results::manifest_head(p);
+  j["build"] = results::build_kind();
   j["network_model"] = r.network_model;
   j["platform"] = r.platform;
   j["iterations"] = r.iterations;
@@ -136,24 +116,21 @@ void write_bandwidth_changes_csv(const SimulationResult& result, std::ostream& o
 void write_results(const std::string& dir, const Scenario& scenario, const Program& program,
                    const SimulationResult& result, const RunInfo& info) {
   namespace fs = std::filesystem;
-  open_file((fs::path(dir) / "summary.json").string()) << summary_json(program, result).dump(2) << "\n";
+  results::open_result_file((fs::path(dir) / "summary.json").string()) << summary_json(program, result).dump(2) << "\n";
   {
-    auto f = open_file((fs::path(dir) / "ops.csv").string());
+    auto f = results::open_result_file((fs::path(dir) / "ops.csv").string());
     write_ops_csv(program, result, f);
   }
   if (info.write_trace) {
-    auto f = open_file((fs::path(dir) / "trace.json").string());
+    auto f = results::open_result_file((fs::path(dir) / "trace.json").string());
     write_trace(program, result, f);
   }
   if (!result.bandwidth_changes.empty()) {
-    auto f = open_file((fs::path(dir) / "bandwidth_changes.csv").string());
+    auto f = results::open_result_file((fs::path(dir) / "bandwidth_changes.csv").string());
     write_bandwidth_changes_csv(result, f);
   }
-  open_file((fs::path(dir) / "manifest.json").string()) << manifest_json(scenario, result, info).dump(2) << "\n";
-  if (!scenario.path.empty() && fs::exists(scenario.path)) {
-    std::error_code ec;
-    fs::copy_file(scenario.path, fs::path(dir) / "scenario.yaml", fs::copy_options::overwrite_existing, ec);
-  }
+  results::open_result_file((fs::path(dir) / "manifest.json").string()) << manifest_json(scenario, result, info).dump(2) << "\n";
+  results::copy_scenario_file(scenario.path, dir);
 }
 
 }  // namespace geotrain::engine
