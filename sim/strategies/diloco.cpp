@@ -174,7 +174,7 @@ namespace {
 
 Program build_diloco(const Scenario& s, const Assignment& placement) {
   Program p = new_program(s, "diloco", data_parallel_devices(placement));
-  const int n = p.world_size, layers = s.model.layers;
+  const int n = p.world_size;
   const auto h = static_cast<int>(s.strategy.integer("inner_steps"));
   const ChurnSchedule churn(s.churn, n);
   const auto groups = memberships(p, churn);
@@ -184,16 +184,7 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
     auto& ops = p.ranks[static_cast<std::size_t>(rank)];
     add_state_transfers(ops, rank, churn, diloco_state_bytes(s));
     const std::size_t round_begin = ops.size();
-    for (int step = 0; step < h; ++step) {
-      for (int i = 0; i < mb.micro_batches; ++i)
-        ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
-                              fmt::format("fwd h{} mb{}", step, i)));
-      for (int i = 0; i < mb.micro_batches; ++i)
-        ops.push_back(make_op(backward_op(s.model, 0, i, 0, layers, mb.sequences),
-                              fmt::format("bwd h{} mb{}", step, i)));
-      ops.push_back(make_op(optimizer_op(s.model, s.training.optimizer, 0, 0, layers),
-                            fmt::format("optim h{}", step)));
-    }
+    add_local_steps(ops, s, mb, h);
     ops.push_back(pseudo_gradient_op(s.model));
     for (const auto& m : groups) {
       if (std::find(m.ranks.begin(), m.ranks.end(), rank) == m.ranks.end()) continue;

@@ -31,16 +31,7 @@ Program build_local_sgd(const Scenario& s, const Assignment& placement) {
   const double weights = stage_gradient_bytes(s.model, 0, layers);
   const auto algorithm = allreduce_algorithm(s, n);
   for (auto& ops : p.ranks) {
-    for (int step = 0; step < h; ++step) {
-      for (int i = 0; i < mb.micro_batches; ++i)
-        ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
-                              fmt::format("fwd h{} mb{}", step, i)));
-      for (int i = 0; i < mb.micro_batches; ++i)
-        ops.push_back(make_op(backward_op(s.model, 0, i, 0, layers, mb.sequences),
-                              fmt::format("bwd h{} mb{}", step, i)));
-      ops.push_back(make_op(optimizer_op(s.model, s.training.optimizer, 0, 0, layers),
-                            fmt::format("optim h{}", step)));
-    }
+    add_local_steps(ops, s, mb, h);
     CollectiveOp average = collective(CollectiveKind::allreduce, world, weights, algorithm);
     average.payload = Payload::weights;
     ops.push_back(make_op(average, "allreduce weights"));

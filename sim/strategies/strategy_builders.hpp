@@ -60,6 +60,10 @@ CollectiveOp collective(CollectiveKind kind, GroupId group, double bytes,
 // micro-batches only.
 void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroBatching& mb,
                           int count, int stage, int layer_begin, int layer_end);
+// H local steps of a whole-model data-parallel replica (DiLoCo's inner steps, Local SGD's
+// period): per step the forward ops of every micro-batch, then their backward ops, then the
+// optimizer ("fwd h<k> mb<i>", "bwd h<k> mb<i>", "optim h<k>").
+void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps);
 // The stage's optimizer step ("optim s<stage>").
 Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end);
 // Divides summed gradients by the group size: element-wise over `bytes` of gradients

@@ -100,6 +100,20 @@ void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroB
   }
 }
 
+void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps) {
+  const int layers = s.model.layers;
+  for (int step = 0; step < steps; ++step) {
+    for (int i = 0; i < mb.micro_batches; ++i)
+      ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
+                            fmt::format("fwd h{} mb{}", step, i)));
+    for (int i = 0; i < mb.micro_batches; ++i)
+      ops.push_back(make_op(backward_op(s.model, 0, i, 0, layers, mb.sequences),
+                            fmt::format("bwd h{} mb{}", step, i)));
+    ops.push_back(make_op(optimizer_op(s.model, s.training.optimizer, 0, 0, layers),
+                          fmt::format("optim h{}", step)));
+  }
+}
+
 Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end) {
   return make_op(optimizer_op(s.model, s.training.optimizer, stage, layer_begin, layer_end),
                  fmt::format("optim s{}", stage));
