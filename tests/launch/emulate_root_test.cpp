@@ -197,11 +197,11 @@ TEST_CASE("emulate: a device's slowdown makes its compute that much longer, the 
   const Run r = sh(kBin + " emulate " + kScenarios + "ddp_ring_2_slow.yaml --steps 4 --linktest-advisory --out " + dir);
   INFO(r.out);
   REQUIRE(r.status == 0);
-  // Per rank, the total time of its Compute ops after the warm-up step (ops.csv: rank, ..., type).
+  // Per rank, its fastest forward op after the warm-up step (ops.csv: rank, ..., type).
   std::ifstream in(dir + "/ops.csv");
   std::string line;
   std::getline(in, line);
-  std::array<double, 2> compute{0, 0};
+  std::array<double, 2> fastest{1e300, 1e300};
   std::vector<double> forward0;  // rank 0's forward ops
   while (std::getline(in, line)) {
     std::vector<std::string> f;
@@ -209,18 +209,21 @@ TEST_CASE("emulate: a device's slowdown makes its compute that much longer, the 
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     // rank,device,iteration,op,type,label,nonblocking,start_s,end_s,...; labels have no commas here
     if (f.size() < 9 || f[4] != "compute" || std::stoi(f[2]) == 0) continue;
+    if (f[5].find("fwd") == std::string::npos) continue;
     const double d = std::stod(f[8]) - std::stod(f[7]);
-    compute.at(static_cast<std::size_t>(std::stoi(f[0]))) += d;
-    if (f[0] == "0" && f[5].find("fwd") != std::string::npos) forward0.push_back(d);
+    auto& best = fastest.at(static_cast<std::size_t>(std::stoi(f[0])));
+    best = std::min(best, d);
+    if (f[0] == "0") forward0.push_back(d);
   }
-  REQUIRE(compute[0] > 0);
   REQUIRE_FALSE(forward0.empty());
-  // Rank 1 runs the same work as rank 0, then sleeps as long again: about 2x on a quiet host.
-  // Only the lower side is checked: the two ranks compete for the cores with each other and with
-  // whatever else runs (CI runs tests two at a time), which can stretch either rank's work, and a
-  // late wake-up from the sleep only adds (measured: 2.93 beside another emulation). Without the
-  // slowdown the ratio is ~1; the profile check below catches a slowdown counted twice.
-  CHECK(compute[1] / compute[0] > 1.5);
+  REQUIRE(fastest[1] < 1e300);
+  // Rank 1 runs the same work as rank 0, then sleeps as long again: 2x. Each rank's FASTEST
+  // forward op is compared, not the sums: the two ranks compete for the cores with each other
+  // and with whatever else runs, which stretches some ops of either rank (sums were seen at 1.24
+  // and at 2.93 on a busy CI host); the fastest op of each is the least disturbed, and a late
+  // wake-up from the sleep only adds. Without the slowdown the ratio is ~1; the profile check
+  // below catches a slowdown counted twice.
+  CHECK(fastest[1] / fastest[0] > 1.5);
   // The measured profile is of the undelayed work: its forward median is near rank 0's (a
   // profile mixing rank 0's x and rank 1's 2x would sit near 1.5x), so the simulator, which
   // multiplies by the slowdown itself, does not count it twice.

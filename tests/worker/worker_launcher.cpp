@@ -66,9 +66,30 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 
 }  // namespace
 
+namespace {
+
+// One scratch directory per test process, removed when it exits: ctest runs test cases as
+// parallel processes (-j), and two cases launching the same scenario must not share (or delete)
+// each other's run files (seen: DiLoCo's fp32 case reading the fp16 case's bytes).
+struct ProcessScratch {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("geotrain-worker-test-" + std::to_string(getpid()));
+  ~ProcessScratch() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+const std::filesystem::path& scratch_dir() {
+  static const ProcessScratch scratch;
+  return scratch.dir;
+}
+
+}  // namespace
+
 WorkerRun launch_workers(const WorkerJob& job, const std::string& name, const LaunchOptions& o) {
   WorkerRun run;
-  run.dir = (std::filesystem::temp_directory_path() / ("geotrain-worker-test-" + name)).string();
+  run.dir = (scratch_dir() / name).string();
   std::filesystem::remove_all(run.dir);
   std::filesystem::create_directories(run.dir);
   const auto job_path = run.dir + "/job.json";
