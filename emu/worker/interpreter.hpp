@@ -59,6 +59,7 @@ class Interpreter {
   Pending recv(int i, const RecvOp& r);
   Pending collective(int i, const CollectiveOp& c);
   Pending weights_collective(int i, const CollectiveOp& c);
+  Pending on_group_thread(GroupId group, std::function<double()> transfer);
   void complete(int i);  // waits for op i, records it
   // Dynamic ops and DiLoCo's outer step (interpreter_dynamic.cpp).
   void start_coordinators();

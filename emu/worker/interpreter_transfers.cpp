@@ -105,19 +105,14 @@ Interpreter::Pending Interpreter::collective(int i, const CollectiveOp& c) {
                                  c.bytes, grad_cursor_, stage_.parameter_count(), gbytes));
   auto slice = stage_.flat_grad().narrow(0, grad_cursor_, elements);
   if (completes_gradient_slice(c.kind)) grad_cursor_ += elements;
-  Pending p;
-  p.end_s = std::make_shared<double>(0);
-  p.sent = std::make_shared<double>(0);
   const bool library = options_.library_collectives;
   const auto wire_type = scalar_type(wire_dt);
-  p.future = executors_.at(c.group)->submit(
-      [this, c, slice, library, wire_type, end = p.end_s, sent = p.sent]() mutable {
-        auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);
-        *sent = run_collective(cluster_, job_.program, c, wire, library);
-        if (wire_type != torch::kFloat32) slice.copy_(wire);
-        *end = cluster_.now_s();
-      });
-  return p;
+  return on_group_thread(c.group, [this, c, slice, library, wire_type]() mutable {
+    auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);
+    const double sent = run_collective(cluster_, job_.program, c, wire, library);
+    if (wire_type != torch::kFloat32) slice.copy_(wire);
+    return sent;
+  });
 }
 
 // Local SGD: the whole stage's weights, averaged across the group (the collective averages where
@@ -133,15 +128,24 @@ Interpreter::Pending Interpreter::weights_collective(int i, const CollectiveOp& 
                                  options_.rank, i, ops_[static_cast<std::size_t>(i)].label, c.bytes,
                                  stage_.parameter_count(), expected, dtype_name(dt)));
   auto wire = flat_weights().to(scalar_type(dt)).contiguous();
+  const bool library = options_.library_collectives;
+  Pending p = on_group_thread(
+      c.group, [this, c, wire, library] { return run_collective(cluster_, job_.program, c, wire, library); });
+  p.on_done = [this, wire] { set_weights(wire.to(torch::kFloat32)); };
+  return p;
+}
+
+// The group's thread runs `transfer` (which returns the bytes it sent) after the group's earlier
+// collectives; the op ends when it returns.
+Interpreter::Pending Interpreter::on_group_thread(GroupId group, std::function<double()> transfer) {
   Pending p;
   p.end_s = std::make_shared<double>(0);
   p.sent = std::make_shared<double>(0);
-  const bool library = options_.library_collectives;
-  p.future = executors_.at(c.group)->submit([this, c, wire, library, end = p.end_s, sent = p.sent]() mutable {
-    *sent = run_collective(cluster_, job_.program, c, wire, library);
-    *end = cluster_.now_s();
-  });
-  p.on_done = [this, wire] { set_weights(wire.to(torch::kFloat32)); };
+  p.future = executors_.at(group)->submit(
+      [this, transfer = std::move(transfer), end = p.end_s, sent = p.sent] {
+        *sent = transfer();
+        *end = cluster_.now_s();
+      });
   return p;
 }
 
