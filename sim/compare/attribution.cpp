@@ -13,7 +13,7 @@ namespace {
 using Key3 = std::tuple<int, int, int>;  // iteration, a, b
 
 // Row indices sorted by (iteration, rank, op): program order on every rank.
-std::vector<std::size_t> program_order(const std::vector<OpRow>& rows) {
+std::vector<std::size_t> program_order(const std::vector<results::OpRecord>& rows) {
   std::vector<std::size_t> idx(rows.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
@@ -23,13 +23,13 @@ std::vector<std::size_t> program_order(const std::vector<OpRow>& rows) {
   return idx;
 }
 
-double clamp_wait(double partner_start, const OpRow& r) {
+double clamp_wait(double partner_start, const results::OpRecord& r) {
   return std::clamp(partner_start - r.start_s, 0.0, std::max(r.duration_s(), 0.0));
 }
 
 }  // namespace
 
-std::vector<double> waiting_of_ops(const std::vector<OpRow>& rows) {
+std::vector<double> waiting_of_ops(const std::vector<results::OpRecord>& rows) {
   const auto order = program_order(rows);
   // k-th send src->dst and k-th recv at dst from src of an iteration are one message.
   std::map<Key3, std::vector<std::size_t>> sends, recvs;
@@ -38,10 +38,10 @@ std::vector<double> waiting_of_ops(const std::vector<OpRow>& rows) {
   std::map<std::tuple<int, std::string, int>, double> last_entry;
   std::vector<int> instance(rows.size(), -1);
   for (std::size_t i : order) {
-    const OpRow& r = rows[i];
-    if (r.kind == OpKind::send) sends[{r.iteration, r.rank, r.peer}].push_back(i);
-    if (r.kind == OpKind::recv) recvs[{r.iteration, r.peer, r.rank}].push_back(i);
-    if (r.kind == OpKind::collective) {
+    const results::OpRecord& r = rows[i];
+    if (r.type == results::OpType::send) sends[{r.iteration, r.rank, r.peer}].push_back(i);
+    if (r.type == results::OpType::recv) recvs[{r.iteration, r.peer, r.rank}].push_back(i);
+    if (r.type == results::OpType::collective) {
       const int k = seq[{r.iteration, r.group}][r.rank]++;
       instance[i] = k;
       auto [it, fresh] = last_entry.try_emplace({r.iteration, r.group, k}, r.start_s);
@@ -54,8 +54,8 @@ std::vector<double> waiting_of_ops(const std::vector<OpRow>& rows) {
     if (it == recvs.end()) continue;
     const auto& v = it->second;
     for (std::size_t k = 0; k < std::min(s.size(), v.size()); ++k) {
-      const OpRow& send = rows[s[k]];
-      const OpRow& recv = rows[v[k]];
+      const results::OpRecord& send = rows[s[k]];
+      const results::OpRecord& recv = rows[v[k]];
       if (!recv.nonblocking) wait[v[k]] = clamp_wait(send.start_s, recv);
       if (!send.nonblocking) wait[s[k]] = clamp_wait(recv.start_s, send);
     }
@@ -66,19 +66,19 @@ std::vector<double> waiting_of_ops(const std::vector<OpRow>& rows) {
   return wait;
 }
 
-Split attribute(const std::vector<OpRow>& rows, const std::vector<int>& iterations,
+Split attribute(const std::vector<results::OpRecord>& rows, const std::vector<int>& iterations,
                 double iteration_time_s) {
   const std::set<int> wanted(iterations.begin(), iterations.end());
   const auto wait = waiting_of_ops(rows);
   Split sum;
   std::set<std::pair<int, int>> rank_iterations;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const OpRow& r = rows[i];
+    const results::OpRecord& r = rows[i];
     if (!wanted.count(r.iteration)) continue;
     rank_iterations.insert({r.rank, r.iteration});
-    if (r.kind == OpKind::compute) {
+    if (r.type == results::OpType::compute) {
       sum.compute_s += r.duration_s();
-    } else if (!r.nonblocking && r.kind != OpKind::other) {
+    } else if (!r.nonblocking && r.type != results::OpType::other) {
       sum.waiting_s += wait[i];
       sum.communication_s += r.duration_s() - wait[i];
     }
@@ -93,11 +93,11 @@ Split attribute(const std::vector<OpRow>& rows, const std::vector<int>& iteratio
 namespace {
 
 struct Samples {
-  OpRow first;
+  results::OpRecord first;
   std::vector<double> duration, waiting;
 };
 
-std::map<std::pair<int, int>, Samples> collect(const std::vector<OpRow>& rows, const std::vector<int>& iterations) {
+std::map<std::pair<int, int>, Samples> collect(const std::vector<results::OpRecord>& rows, const std::vector<int>& iterations) {
   const std::set<int> wanted(iterations.begin(), iterations.end());
   const auto wait = waiting_of_ops(rows);
   std::map<std::pair<int, int>, Samples> out;
@@ -113,8 +113,8 @@ std::map<std::pair<int, int>, Samples> collect(const std::vector<OpRow>& rows, c
 
 }  // namespace
 
-std::vector<OpDiff> match_ops(const std::vector<OpRow>& predicted, const std::vector<int>& predicted_iterations,
-                              const std::vector<OpRow>& measured, const std::vector<int>& measured_iterations) {
+std::vector<OpDiff> match_ops(const std::vector<results::OpRecord>& predicted, const std::vector<int>& predicted_iterations,
+                              const std::vector<results::OpRecord>& measured, const std::vector<int>& measured_iterations) {
   const auto p = collect(predicted, predicted_iterations);
   const auto m = collect(measured, measured_iterations);
   std::set<std::pair<int, int>> keys;
@@ -128,7 +128,7 @@ std::vector<OpDiff> match_ops(const std::vector<OpRow>& predicted, const std::ve
     const auto pi = p.find(k);
     const auto mi = m.find(k);
     const Samples& any = pi != p.end() ? pi->second : mi->second;
-    d.kind = any.first.kind;
+    d.type = any.first.type;
     d.label = any.first.label;
     d.nonblocking = any.first.nonblocking;
     if (pi != p.end()) d.predicted_s = median(pi->second.duration), d.predicted_waiting_s = median(pi->second.waiting);
@@ -142,7 +142,7 @@ std::vector<OpDiff> match_ops(const std::vector<OpRow>& predicted, const std::ve
 std::map<std::string, double> difference_by_kind(const std::vector<OpDiff>& ops) {
   std::map<std::string, double> out;
   for (const auto& d : ops)
-    if (d.matched && !d.nonblocking) out[to_string(d.kind)] += d.predicted_s - d.measured_s;
+    if (d.matched && !d.nonblocking) out[results::to_string(d.type)] += d.predicted_s - d.measured_s;
   return out;
 }
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/op_table.hpp"
+#include "sim/results/ops_csv_reader.hpp"
 
 namespace geotrain::compare {
 
@@ -28,17 +28,17 @@ struct Split {
 };
 
 // Mean split per rank and iteration over `iterations`, each iteration taking iteration_time_s.
-Split attribute(const std::vector<OpRow>& rows, const std::vector<int>& iterations,
+Split attribute(const std::vector<results::OpRecord>& rows, const std::vector<int>& iterations,
                 double iteration_time_s);
 
 // Waiting seconds of every blocking op, by its index in `rows` (0 for the others).
-std::vector<double> waiting_of_ops(const std::vector<OpRow>& rows);
+std::vector<double> waiting_of_ops(const std::vector<results::OpRecord>& rows);
 
 // One Program op (rank, op) on both sides: medians of its duration over the compared iterations.
 struct OpDiff {
   int rank = 0;
   int op = 0;
-  OpKind kind = OpKind::other;
+  results::OpType type = results::OpType::other;
   std::string label;
   bool nonblocking = false;
   double predicted_s = 0;
@@ -48,8 +48,8 @@ struct OpDiff {
   bool matched = false;  // present on both sides
 };
 
-std::vector<OpDiff> match_ops(const std::vector<OpRow>& predicted, const std::vector<int>& predicted_iterations,
-                              const std::vector<OpRow>& measured, const std::vector<int>& measured_iterations);
+std::vector<OpDiff> match_ops(const std::vector<results::OpRecord>& predicted, const std::vector<int>& predicted_iterations,
+                              const std::vector<results::OpRecord>& measured, const std::vector<int>& measured_iterations);
 
 // Sum over blocking matched ops of (predicted - measured) per kind ("compute", "send", ...).
 std::map<std::string, double> difference_by_kind(const std::vector<OpDiff>& ops);

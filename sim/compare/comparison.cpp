@@ -9,20 +9,11 @@
 #include "sim/common/error.hpp"
 #include "sim/common/iteration_intervals.hpp"
 #include "sim/compare/error_stats.hpp"
+#include "sim/results/summary_reader.hpp"
 
 namespace geotrain::compare {
 
 namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open (expected the summary.json of a run)", path));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
-}
 
 RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
   RunFiles r;
@@ -31,7 +22,7 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
   r.strategy = j.value("strategy", "");
   r.world_size = j.value("world_size", 0);
   r.iteration_time_s = j.value("iteration_time_s", 0.0);
-  r.ops = read_ops_csv(dir + "/ops.csv");
+  r.ops = results::read_ops_csv(dir + "/ops.csv");
   return r;
 }
 
@@ -57,10 +48,11 @@ nlohmann::ordered_json split_json(const Split& s) {
 }  // namespace
 
 RunFiles read_measured_run(const std::string& dir) {
-  const auto j = read_json(dir + "/summary.json");
-  if (j.value("format", "") != "geotrain-emu-summary")
-    throw InputError(fmt::format("{}/summary.json: format '{}' (expected a geotrain emulate run, "
-                                 "'geotrain-emu-summary')", dir, j.value("format", "")));
+  const auto j = results::read_summary(dir);
+  if (!results::is_measuring_executor(results::summary_executor(j)))
+    throw InputError(fmt::format("{}/summary.json: format '{}' (expected a measured run: "
+                                 "'geotrain-emu-summary' from emulate or 'geotrain-real-summary' "
+                                 "from real run)", dir, j.value("format", "")));
   RunFiles r = read_common(dir, j);
   r.collectives = j.value("collectives", "");
   r.warmup = j.value("warmup_iterations", 0);
@@ -69,7 +61,7 @@ RunFiles read_measured_run(const std::string& dir) {
 }
 
 RunFiles read_predicted_run(const std::string& dir, int warmup) {
-  const auto j = read_json(dir + "/summary.json");
+  const auto j = results::read_summary(dir);
   RunFiles r = read_common(dir, j);
   r.warmup = warmup;
   compared_iterations(r, j.value("iterations", 1), warmup);
@@ -141,7 +133,7 @@ void write_ops_csv(const ModelComparison& m, const std::string& path) {
     std::string label = d.label;
     std::replace(label.begin(), label.end(), ',', ';');
     out << fmt::format("{},{},{},{},{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", d.rank, d.op,
-                       to_string(d.kind), label, d.nonblocking ? 1 : 0, d.matched ? 1 : 0,
+                       results::to_string(d.type), label, d.nonblocking ? 1 : 0, d.matched ? 1 : 0,
                        d.predicted_s, d.measured_s, d.predicted_s - d.measured_s,
                        d.predicted_waiting_s, d.measured_waiting_s);
   }

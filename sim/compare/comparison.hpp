@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/compare/attribution.hpp"
-#include "sim/compare/op_table.hpp"
+#include "sim/results/ops_csv_reader.hpp"
 
 namespace geotrain::compare {
 
@@ -23,7 +23,7 @@ struct RunFiles {
   std::vector<double> iteration_times_s;  // completion interval of each compared iteration
   std::vector<int> iterations;            // iteration numbers compared (from `warmup` on)
   int warmup = 0;
-  std::vector<OpRow> ops;
+  std::vector<results::OpRecord> ops;
   std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
 };
 

@@ -9,7 +9,7 @@ using namespace geotrain::compare;
 
 namespace {
 
-std::vector<OpRow> two_ranks() {
+std::vector<results::OpRecord> two_ranks() {
   const auto dir = test::temp_dir("attribution");
   std::string csv = test::ops_header();
   // rank 0: compute, blocking send to 1 (receiver already waiting), collective entered first.
@@ -23,7 +23,7 @@ std::vector<OpRow> two_ranks() {
   csv += test::op_line(1, 0, 1, "send", true, 0, 2.5, 0);
   csv += test::op_line(1, 0, 2, "collective", false, 2.0, 3.0, -1, "g");
   test::write_file(dir + "/ops.csv", csv);
-  return read_ops_csv(dir + "/ops.csv");
+  return results::read_ops_csv(dir + "/ops.csv");
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ TEST_CASE("match_ops pairs (rank, op) across runs with medians over iterations",
                                        test::op_line(0, 1, 0, "compute", false, 100, 101.5) +
                                        test::op_line(0, 1, 1, "send", true, 101, 102, 1) +
                                        test::op_line(0, 1, 2, "wait", false, 102, 103));
-  const auto d = match_ops(read_ops_csv(dir + "/p.csv"), {0, 1, 2}, read_ops_csv(dir + "/m.csv"), {1});
+  const auto d = match_ops(results::read_ops_csv(dir + "/p.csv"), {0, 1, 2}, results::read_ops_csv(dir + "/m.csv"), {1});
   REQUIRE(d.size() == 3);
   CHECK(d[0].predicted_s == Approx(2));   // median of 1, 3, 2
   CHECK(d[0].measured_s == Approx(1.5));  // iteration 0 (warm-up) left out
