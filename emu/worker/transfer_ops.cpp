@@ -1,0 +1,149 @@
+#include "emu/worker/transfer_ops.hpp"
+
+#include <fmt/format.h>
+
+#include "emu/worker/cluster.hpp"
+#include "emu/worker/collective_runner.hpp"
+#include "emu/worker/wire_types.hpp"
+#include "sim/common/error.hpp"
+
+namespace geotrain {
+
+namespace {
+
+void check_bytes(int rank, int i, const Op& op, double program_bytes, double tensor_bytes) {
+  if (program_bytes != tensor_bytes)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): {} bytes in the Program but the "
+                                 "tensor it carries has {} bytes",
+                                 rank, i, op.label, program_bytes, tensor_bytes));
+}
+
+}  // namespace
+
+TransferOps::TransferOps(RankContext& ctx, StageState& state, MicroBatchTensors& tensors)
+    : ctx_(ctx), state_(state), tensors_(tensors) {
+  for (const auto& op : ctx.ops)
+    if (const auto* c = op.as<CollectiveOp>(); c && !executors_.count(c->group))
+      executors_[c->group] = std::make_unique<SerialExecutor>();
+}
+
+PendingOp TransferOps::send(int i, const SendOp& s) {
+  // Checks the tensor against the Program's bytes and posts it; the pending op keeps it alive.
+  const auto post = [&](const torch::Tensor& wire) {
+    check_bytes(ctx_.rank(), i, ctx_.op(i), s.bytes, static_cast<double>(wire.nbytes()));
+    std::vector<torch::Tensor> v{wire};
+    PendingOp p;
+    p.works.push_back(ctx_.cluster.world().send(v, s.peer, s.tag));
+    p.bytes = static_cast<double>(wire.nbytes());
+    p.keep_alive = wire;
+    return p;
+  };
+  const auto what = ctx_.plan.carries[static_cast<std::size_t>(i)];
+  if (what == Payload::state) return post(state_.training_state());
+  if (what == Payload::gradients || what == Payload::weights) {
+    // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
+    // keeps none) or its weights (the server's reply), in the gradient dtype.
+    const auto type = scalar_type(ctx_.job.model.gradient_dtype);
+    auto wire = (what == Payload::gradients ? state_.flat_grad() : state_.flat_weights()).to(type).clone();
+    if (what == Payload::gradients && !ctx_.plan.keeps_gradients[static_cast<std::size_t>(i)])
+      state_.flat_grad().zero_();
+    return post(wire);
+  }
+  const int mb = ctx_.plan.carries_micro_batch.at(static_cast<std::size_t>(i));
+  auto& from = what == Payload::activation ? tensors_.act_out : tensors_.grad_out;
+  const auto it = from.find(mb);
+  if (it == from.end())
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): sends micro-batch {} before the "
+                                 "compute op that produces it", ctx_.rank(), i, ctx_.op(i).label, mb));
+  auto wire = it->second.to(scalar_type(ctx_.job.model.dtype)).contiguous();
+  from.erase(it);
+  return post(wire);
+}
+
+PendingOp TransferOps::recv(int i, const RecvOp& r) {
+  // Posts a receive into `wire` after checking its size against the Program's bytes.
+  const auto post = [&](const torch::Tensor& wire) {
+    check_bytes(ctx_.rank(), i, ctx_.op(i), r.bytes, static_cast<double>(wire.nbytes()));
+    std::vector<torch::Tensor> v{wire};
+    PendingOp p;
+    p.works.push_back(ctx_.cluster.world().recv(v, r.peer, r.tag));
+    return p;
+  };
+  const auto what = ctx_.plan.carries[static_cast<std::size_t>(i)];
+  if (what == Payload::state) {  // a DiLoCo worker rejoining: the peer's state replaces ours
+    auto wire = torch::empty({2 * state_.parameter_count()}, torch::kFloat32);
+    PendingOp p = post(wire);
+    p.on_done = [this, wire] { state_.load_training_state(wire); };
+    return p;
+  }
+  if (what == Payload::gradients || what == Payload::weights) {
+    auto wire = torch::empty({state_.parameter_count()}, scalar_type(ctx_.job.model.gradient_dtype));
+    PendingOp p = post(wire);
+    // Pushed gradients wait for the server's next optimizer op; pulled weights replace ours.
+    if (what == Payload::gradients) p.on_done = [this, wire] { state_.push_gradients(wire); };
+    else p.on_done = [this, wire] { state_.set_weights(wire.to(torch::kFloat32)); };
+    return p;
+  }
+  const int mb = ctx_.plan.carries_micro_batch.at(static_cast<std::size_t>(i));
+  const std::int64_t n = ctx_.plan.micro_batch(mb).sequences;
+  auto wire = torch::empty({n, ctx_.job.model.seq_len, ctx_.job.model.d_model}, scalar_type(ctx_.job.model.dtype));
+  PendingOp p = post(wire);
+  auto& into = what == Payload::activation ? tensors_.act_in : tensors_.grad_in;
+  p.on_done = [&into, mb, wire] { into[mb] = wire.to(torch::kFloat32); };
+  tensors_.recv_op[{mb, what}] = i;
+  return p;
+}
+
+PendingOp TransferOps::collective(int i, const CollectiveOp& c) {
+  if (c.payload == Payload::weights) return weights_collective(i, c);
+  const DType wire_dt = wire_dtype(ctx_.job, c.payload);
+  const auto gbytes = static_cast<double>(dtype_bytes(wire_dt));
+  const auto elements = static_cast<std::int64_t>(c.bytes / gbytes);
+  if (static_cast<double>(elements) * gbytes != c.bytes || grad_cursor_ + elements > state_.parameter_count())
+    throw InputError(fmt::format("collective of {} bytes at gradient element {} of {} ({} bytes "
+                                 "each): not a whole slice of this stage's gradient",
+                                 c.bytes, grad_cursor_, state_.parameter_count(), gbytes));
+  auto slice = state_.flat_grad().narrow(0, grad_cursor_, elements);
+  if (completes_gradient_slice(c.kind)) grad_cursor_ += elements;
+  const bool library = ctx_.options.library_collectives;
+  const auto wire_type = scalar_type(wire_dt);
+  return on_group_thread(c.group, [this, c, slice, library, wire_type]() mutable {
+    auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);
+    const double sent = run_collective(ctx_.cluster, ctx_.job.program, c, wire, library);
+    if (wire_type != torch::kFloat32) slice.copy_(wire);
+    return sent;
+  });
+}
+
+// Local SGD: the whole stage's weights, averaged across the group (the collective averages where
+// its reduction completes), replace this rank's once the op is complete, never from the
+// collective's thread while the rank may be computing.
+PendingOp TransferOps::weights_collective(int i, const CollectiveOp& c) {
+  const DType dt = wire_dtype(ctx_.job, c.payload);
+  const double expected = static_cast<double>(state_.parameter_count()) * static_cast<double>(dtype_bytes(dt));
+  if (c.bytes != expected)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): averages {} bytes of weights but the "
+                                 "stage's {} parameters are {} bytes in {} (expected one collective "
+                                 "over all of them)",
+                                 ctx_.rank(), i, ctx_.op(i).label, c.bytes, state_.parameter_count(),
+                                 expected, dtype_name(dt)));
+  auto wire = state_.flat_weights().to(scalar_type(dt)).contiguous();
+  const bool library = ctx_.options.library_collectives;
+  PendingOp p = on_group_thread(
+      c.group, [this, c, wire, library] { return run_collective(ctx_.cluster, ctx_.job.program, c, wire, library); });
+  p.on_done = [this, wire] { state_.set_weights(wire.to(torch::kFloat32)); };
+  return p;
+}
+
+PendingOp TransferOps::on_group_thread(GroupId group, std::function<double()> transfer) {
+  PendingOp p;
+  p.end_s = std::make_shared<double>(0);
+  p.sent = std::make_shared<double>(0);
+  p.future = executors_.at(group)->submit([this, transfer = std::move(transfer), end = p.end_s, sent = p.sent] {
+    *sent = transfer();
+    *end = ctx_.cluster.now_s();
+  });
+  return p;
+}
+
+}  // namespace geotrain

@@ -1,0 +1,44 @@
+#pragma once
+// The ops that move the Program's bytes between ranks: Send and Recv (activations, their
+// gradients, HetPipe's pushed gradients and pulled weights, DiLoCo's rejoining state) and
+// Collectives (gradient slices, DiLoCo's pseudo-gradient, Local SGD's weights). Each posts its
+// transfer and returns it as a PendingOp; what arrives is put in place when the op completes.
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "emu/worker/micro_batch_tensors.hpp"
+#include "emu/worker/pending_ops.hpp"
+#include "emu/worker/rank_context.hpp"
+#include "emu/worker/serial_executor.hpp"
+#include "emu/worker/stage_state.hpp"
+
+namespace geotrain {
+
+class TransferOps {
+ public:
+  TransferOps(RankContext& ctx, StageState& state, MicroBatchTensors& tensors);
+
+  PendingOp send(int i, const SendOp& s);
+  PendingOp recv(int i, const RecvOp& r);
+  PendingOp collective(int i, const CollectiveOp& c);
+
+  // Gradient collectives take consecutive slices of the stage's flat gradient; the cursor is
+  // where the next one starts (back to 0 at each step and after DiLoCo's outer step).
+  std::int64_t gradient_cursor() const { return grad_cursor_; }
+  void reset_gradient_cursor() { grad_cursor_ = 0; }
+
+ private:
+  PendingOp weights_collective(int i, const CollectiveOp& c);
+  // The group's thread runs `transfer` (which returns the bytes it sent) after the group's
+  // earlier collectives; the op ends when it returns.
+  PendingOp on_group_thread(GroupId group, std::function<double()> transfer);
+
+  RankContext& ctx_;
+  StageState& state_;
+  MicroBatchTensors& tensors_;
+  std::map<GroupId, std::unique_ptr<SerialExecutor>> executors_;  // one thread per group
+  std::int64_t grad_cursor_ = 0;
+};
+
+}  // namespace geotrain
