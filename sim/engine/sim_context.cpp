@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+
 #include "sim/common/error.hpp"
 #include "sim/engine/network_config.hpp"
 
@@ -34,6 +36,18 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
       dynamic_(std::make_shared<DynamicRunner>(*this)) {
   // Closed forms (aggregated ring, Gloo replay) read the bandwidth the links have at that moment.
   routes_.set_live_bandwidth(!platform_.bandwidth_changes.empty());
+  nonblocking_groups_.resize(program.ranks.size());
+  for (std::size_t r = 0; r < program.ranks.size(); ++r)
+    for (const Op& op : program.ranks[r])
+      if (const auto* c = op.as<CollectiveOp>(); c && op.nonblocking) {
+        auto& groups = nonblocking_groups_[r];
+        if (std::find(groups.begin(), groups.end(), c->group) == groups.end()) groups.push_back(c->group);
+      }
+}
+
+bool SimContext::collectives_inline(int rank, GroupId group) const {
+  const auto& groups = nonblocking_groups_[static_cast<std::size_t>(rank)];
+  return std::find(groups.begin(), groups.end(), group) == groups.end();
 }
 
 double SimContext::compute_seconds(const ComputeOp& op, int rank) const {

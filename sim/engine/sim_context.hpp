@@ -65,6 +65,9 @@ class SimContext {
   // The FIFO lane of sends rank -> dst, and of collectives of rank on group (created on first use).
   Lane& send_lane(int rank, int dst);
   Lane& group_lane(int rank, GroupId group);
+  // Whether rank runs every collective on group blocking (then the lane would only ever hold
+  // the one item the rank waits for: the rank actor runs it itself and no lane actor exists).
+  bool collectives_inline(int rank, GroupId group) const;
   // Sequence number of rank's next collective on group.
   long next_collective(int rank, GroupId group);
 
@@ -114,6 +117,7 @@ class SimContext {
   std::map<std::tuple<int, int, int>, double> stream_free_at_;
   std::unordered_map<GroupId, std::unordered_map<int, int>> positions_;
   std::vector<bool> finished_;
+  std::vector<std::vector<GroupId>> nonblocking_groups_;  // by rank: groups with a nonblocking collective
   Rendezvous rendezvous_;
   std::shared_ptr<DynamicRunner> dynamic_;  // shared_ptr: DynamicRunner is incomplete here
 };
