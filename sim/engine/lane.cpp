@@ -6,15 +6,19 @@ namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
-Completion::Completion() : signal_(sg4::Semaphore::create(0)) {}
+// The semaphore exists only once someone waits before the work is done (most nonblocking sends
+// are done by the time their Wait comes): Semaphore::create allocates, release is a simcall.
+// Semaphore::create is not a simcall, so no other actor runs between the test and the store.
+Completion::Completion() = default;
 
 void Completion::finish() {
   done_ = true;
-  signal_->release();
+  if (signal_) signal_->release();
 }
 
 void Completion::wait() {
   if (done_) return;
+  if (!signal_) signal_ = sg4::Semaphore::create(0);
   // Pass the token on so that every waiter wakes up.
   signal_->acquire();
   signal_->release();

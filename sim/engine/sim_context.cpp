@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "sim/common/error.hpp"
 #include "sim/engine/network_config.hpp"
@@ -87,8 +88,15 @@ sg4::Mailbox* SimContext::collective_mailbox(int src, int dst, GroupId group) {
   return mailbox(kCollective, src, dst, group);
 }
 
+std::size_t SimContext::KeyHash::operator()(const std::tuple<int, int, int, int>& k) const noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the four ints, then a final mix
+  for (int v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)})
+    h = (h ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
 Lane& SimContext::lane(int kind, int rank, int key) {
-  const std::tuple<int, int, int> k{kind, rank, key};
+  const std::tuple<int, int, int, int> k{kind, rank, key, 0};
   if (auto it = lanes_.find(k); it != lanes_.end()) return *it->second;
   auto lane = Lane::start(host_of_rank(rank), kind == kSendLane
                                                   ? fmt::format("rank {} sends to {}", rank, key)
