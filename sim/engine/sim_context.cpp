@@ -98,10 +98,11 @@ std::size_t SimContext::KeyHash::operator()(const std::tuple<int, int, int, int>
 Lane& SimContext::lane(int kind, int rank, int key) {
   const std::tuple<int, int, int, int> k{kind, rank, key, 0};
   if (auto it = lanes_.find(k); it != lanes_.end()) return *it->second;
-  auto lane = Lane::start(host_of_rank(rank), kind == kSendLane
-                                                  ? fmt::format("rank {} sends to {}", rank, key)
-                                                  : fmt::format("rank {} group {}", rank, key));
-  return *lanes_.try_emplace(k, std::move(lane)).first->second;
+  // Nothing here yields (a pool starts its actors on first work, not here).
+  if (lane_pools_.empty()) lane_pools_.resize(static_cast<std::size_t>(program_.world_size));
+  auto& pool = lane_pools_[static_cast<std::size_t>(rank)];
+  if (!pool) pool = std::make_unique<LanePool>(host_of_rank(rank), fmt::format("rank {}", rank));
+  return *lanes_.try_emplace(k, std::make_unique<Lane>(*pool)).first->second;
 }
 
 Lane& SimContext::send_lane(int rank, int dst) { return lane(kSendLane, rank, dst); }
