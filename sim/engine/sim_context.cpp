@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "sim/common/error.hpp"
 #include "sim/engine/network_config.hpp"
 
@@ -34,6 +37,18 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
       dynamic_(std::make_shared<DynamicRunner>(*this)) {
   // Closed forms (aggregated ring, Gloo replay) read the bandwidth the links have at that moment.
   routes_.set_live_bandwidth(!platform_.bandwidth_changes.empty());
+  nonblocking_groups_.resize(program.ranks.size());
+  for (std::size_t r = 0; r < program.ranks.size(); ++r)
+    for (const Op& op : program.ranks[r])
+      if (const auto* c = op.as<CollectiveOp>(); c && op.nonblocking) {
+        auto& groups = nonblocking_groups_[r];
+        if (std::find(groups.begin(), groups.end(), c->group) == groups.end()) groups.push_back(c->group);
+      }
+}
+
+bool SimContext::collectives_inline(int rank, GroupId group) const {
+  const auto& groups = nonblocking_groups_[static_cast<std::size_t>(rank)];
+  return std::find(groups.begin(), groups.end(), group) == groups.end();
 }
 
 double SimContext::compute_seconds(const ComputeOp& op, int rank) const {
@@ -73,13 +88,21 @@ sg4::Mailbox* SimContext::collective_mailbox(int src, int dst, GroupId group) {
   return mailbox(kCollective, src, dst, group);
 }
 
+std::size_t SimContext::KeyHash::operator()(const std::tuple<int, int, int, int>& k) const noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the four ints, then a final mix
+  for (int v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)})
+    h = (h ^ static_cast<std::uint32_t>(v)) * 0x100000001b3ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
 Lane& SimContext::lane(int kind, int rank, int key) {
-  const std::tuple<int, int, int> k{kind, rank, key};
+  const std::tuple<int, int, int, int> k{kind, rank, key, 0};
   if (auto it = lanes_.find(k); it != lanes_.end()) return *it->second;
-  auto lane = Lane::start(host_of_rank(rank), kind == kSendLane
-                                                  ? fmt::format("rank {} sends to {}", rank, key)
-                                                  : fmt::format("rank {} group {}", rank, key));
-  return *lanes_.try_emplace(k, std::move(lane)).first->second;
+  // Nothing here yields (a pool starts its actors on first work, not here).
+  if (lane_pools_.empty()) lane_pools_.resize(static_cast<std::size_t>(program_.world_size));
+  auto& pool = lane_pools_[static_cast<std::size_t>(rank)];
+  if (!pool) pool = std::make_unique<LanePool>(host_of_rank(rank), fmt::format("rank {}", rank));
+  return *lanes_.try_emplace(k, std::make_unique<Lane>(*pool)).first->second;
 }
 
 Lane& SimContext::send_lane(int rank, int dst) { return lane(kSendLane, rank, dst); }

@@ -60,6 +60,9 @@ Pipeline pipeline_of(const Scenario& s, const Assignment& placement, std::vector
 void pipeline_ops(std::vector<Op>& ops, const Pipeline& pl, int replica, int stage,
                   int micro_batches) {
   const int m = micro_batches < 0 ? pl.mb.micro_batches : micro_batches;
+  // 2m receives, 2m x (wait, compute, send), the final wait, and room for what callers append
+  // (gradient sync, optimizer): an Op is large, growing the vector op by op moved them 5 times.
+  ops.reserve(ops.size() + 8 * static_cast<std::size_t>(m) + 8);
   const int prev = stage > 0 ? pl.rank(replica, stage - 1) : -1;
   const int next = stage + 1 < pl.stages ? pl.rank(replica, stage + 1) : -1;
   const double bytes = activation_bytes(pl.s.model, pl.mb.sequences);
