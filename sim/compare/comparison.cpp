@@ -58,10 +58,12 @@ nlohmann::ordered_json split_json(const Split& s) {
 
 RunFiles read_measured_run(const std::string& dir) {
   const auto j = read_json(dir + "/summary.json");
-  if (j.value("format", "") != "geotrain-emu-summary")
-    throw InputError(fmt::format("{}/summary.json: format '{}' (expected a geotrain emulate run, "
-                                 "'geotrain-emu-summary')", dir, j.value("format", "")));
+  const std::string format = j.value("format", "");
+  if (format != "geotrain-emu-summary" && format != "geotrain-real-summary")
+    throw InputError(fmt::format("{}/summary.json: format '{}' (expected a geotrain emulate or geotrain real "
+                                 "run, 'geotrain-emu-summary' or 'geotrain-real-summary')", dir, format));
   RunFiles r = read_common(dir, j);
+  r.executor = format == "geotrain-real-summary" ? "real" : "emu";
   r.collectives = j.value("collectives", "");
   r.warmup = j.value("warmup_iterations", 0);
   compared_iterations(r, j.value("iterations", 0), r.warmup);
@@ -84,6 +86,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
   c.strategy = measured.strategy;
   c.world_size = measured.world_size;
   c.measured_dir = measured.dir;
+  c.measured_executor = measured.executor;
   c.measured_s = median(measured.iteration_times_s);
   c.measured_mean_s = mean(measured.iteration_times_s);
   c.measured_min_s = quantile(measured.iteration_times_s, 0);
@@ -156,7 +159,8 @@ void write_comparison(const Comparison& c, const std::string& dir) {
   j["scenario"] = c.scenario;
   j["strategy"] = c.strategy;
   j["world_size"] = c.world_size;
-  j["measured"] = {{"dir", c.measured_dir},          {"iteration_time_s", c.measured_s},
+  j["measured"] = {{"dir", c.measured_dir},          {"executor", c.measured_executor.empty() ? "emu" : c.measured_executor},
+                   {"iteration_time_s", c.measured_s},
                    {"min_s", c.measured_min_s},      {"max_s", c.measured_max_s},
                    {"p10_s", c.measured_p10_s},      {"p90_s", c.measured_p90_s},
                    {"mean_s", c.measured_mean_s},
@@ -182,8 +186,8 @@ void write_comparison(const Comparison& c, const std::string& dir) {
 
 std::string comparison_table(const Comparison& c) {
   std::string out = fmt::format(
-      "{} ({}, {} ranks): measured {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
-      c.scenario, c.strategy, c.world_size, c.measured_s, c.measured_iterations, c.measured_min_s,
+      "{} ({}, {} ranks): measured ({}) {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
+      c.scenario, c.strategy, c.world_size, c.measured_executor.empty() ? "emu" : c.measured_executor, c.measured_s, c.measured_iterations, c.measured_min_s,
       c.measured_max_s);
   out += fmt::format("  {:<10} {:>11} {:>8}   {:>23} {:>23} {:>23} {:>23}\n", "model", "predicted",
                      "error", "compute pred/meas", "communication p/m", "waiting p/m", "other p/m");
