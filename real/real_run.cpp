@@ -16,9 +16,9 @@
 #include "real/hosts_file.hpp"
 #include "real/remote_commands.hpp"
 #include "real/remote_workers.hpp"
+#include "real/ssh_client.hpp"
 #include "real/worker_backend.hpp"
 #include "sim/common/error.hpp"
-#include "sim/process/run.hpp"
 #include "sim/results/manifest.hpp"
 #include "sim/results/result_file.hpp"
 #include "sim/results/run_directory.hpp"
@@ -73,37 +73,13 @@ std::string under(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-// One remote command to its end (staging, fetching); throws Error naming the host and `what`.
-process::RunResult run_remote(const HostSpec& host, const std::string& command, const std::string& input,
-                              double timeout_s, const std::string& what) {
-  process::ChildSpec c;
-  c.argv = ssh_argv(host, command);
-  c.search_path = true;
-  c.die_with_parent = true;
-  c.group = process::Group::own_group;
-  process::RunOptions o;
-  o.stdin_text = input;
-  o.timeout_s = timeout_s;
-  process::RunResult r;
-  try {
-    r = process::run(c, o);
-  } catch (const TimeoutError&) {
-    throw Error(fmt::format("host {}: {}: ssh {} did not finish within {:g} s", host.name, what,
-                            host.address.to_string(), timeout_s));
-  }
-  if (r.status != 0) {
-    const std::string err = trimmed(r.err);
-    throw Error(fmt::format("host {}: {}: {} (ssh {}){}", host.name, what,
-                            r.status == 255 ? std::string("ssh failed (exit status 255)")
-                                            : fmt::format("exit status {}", r.status),
-                            host.address.to_string(), err.empty() ? "" : ": " + err));
-  }
-  return r;
+// One remote command to its end (staging, fetching); throws HostError naming the host and `what`.
+RemoteResult run_remote(const HostSpec& host, const std::string& command, const std::string& input,
+                        double timeout_s, const std::string& what) {
+  RemoteRun run;
+  run.stdin_text = input;
+  run.timeout_s = timeout_s;
+  return ssh_run_checked(with_keepalive(host), command, what, run);
 }
 
 nlohmann::ordered_json hosts_json(const RealPlan& plan) {
@@ -176,15 +152,10 @@ void fetch(const RealPlan& plan, const std::string& dir, const RealRunOptions& o
 
 }  // namespace
 
-std::vector<std::string> ssh_argv(const HostSpec& host, const std::string& remote_command) {
-  std::vector<std::string> a = {"ssh"};
-  a.insert(a.end(), host.ssh_options.begin(), host.ssh_options.end());
-  for (const char* o : {"BatchMode=yes", "ConnectTimeout=10", "ServerAliveInterval=5", "ServerAliveCountMax=3"})
-    a.insert(a.end(), {"-o", o});
-  if (host.address.port_given) a.insert(a.end(), {"-p", std::to_string(host.address.port)});
-  a.push_back(host.address.user.empty() ? host.address.host : host.address.user + "@" + host.address.host);
-  a.push_back(remote_command);
-  return a;
+HostSpec with_keepalive(const HostSpec& host) {
+  HostSpec h = host;
+  for (const char* o : {"ServerAliveInterval=5", "ServerAliveCountMax=3"}) h.ssh_options.insert(h.ssh_options.end(), {"-o", o});
+  return h;
 }
 
 RealRunResult run_real(const RealRunOptions& options) {
@@ -243,7 +214,7 @@ RealRunResult run_real(const RealRunOptions& options) {
   for (const auto& [h, w] : launches(plan)) {
     const std::string rd = fmt::format("{}/ranks/{}", dir, w->rank);
     fs::create_directories(rd);
-    specs.push_back({w->rank, h->host.name, ssh_argv(h->host, worker_command(h->host.workdir, w->rank, w->env, w->argv)),
+    specs.push_back({w->rank, h->host.name, ssh_argv(with_keepalive(h->host), worker_command(h->host.workdir, w->rank, w->env, w->argv)),
                      rd + "/stdout.txt", rd + "/stderr.txt"});
   }
   RemoteWorkers workers(std::move(specs));

@@ -45,8 +45,9 @@ struct RealRunResult {
 // every remote worker group killed (its stdin closed) before it returns or throws.
 RealRunResult run_real(const RealRunOptions& options);
 
-// The ssh argument list for one remote command on `host` (the hosts file's ssh_options first, so
-// they override the defaults: BatchMode, ConnectTimeout, ServerAlive keep-alives).
-std::vector<std::string> ssh_argv(const HostSpec& host, const std::string& remote_command);
+// The host as real run reaches it: the hosts file's ssh_options followed by ssh keep-alives
+// (ServerAliveInterval=5, ServerAliveCountMax=3: a host that stops answering ends its ssh within
+// ~15 s, which fails the run). ssh takes the first value of an option, so the file's win.
+HostSpec with_keepalive(const HostSpec& host);
 
 }  // namespace geotrain::real

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "real/shell_quote.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::real {
@@ -18,16 +19,10 @@ publish() { first=1; { printf '['; for f in "$g"/workers.d/*.json; do [ -f "$f" 
 
 }  // namespace
 
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string sh_command(const std::string& script, const std::string& name, const std::vector<std::string>& args) {
-  std::string out = "sh -c " + shell_quote(script) + " " + shell_quote(name);
-  for (const auto& a : args) out += " " + shell_quote(a);
-  return out;
+  std::vector<std::string> argv = {"sh", "-c", script, name};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return shell_command(argv);
 }
 
 const std::string& worker_wrapper_script() {

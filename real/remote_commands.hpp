@@ -30,9 +30,8 @@ inline constexpr int kWrapperSetupFailed = 120;
 // Exit status of the staging script when the host still runs workers of an earlier run.
 inline constexpr int kStageWorkersAlive = 121;
 
-// One word for a POSIX shell: 'text' with each ' written as '\''. Safe for any byte string.
-std::string shell_quote(const std::string& word);
-// `sh -c <script quoted> <name> <args quoted...>`: what ssh sends as its remote command.
+// `sh -c <script quoted> <name> <args quoted...>` (real/shell_quote.hpp): what ssh sends as its
+// remote command.
 std::string sh_command(const std::string& script, const std::string& name, const std::vector<std::string>& args);
 
 // The wrapper's script text ($1 workdir, $2 rank, then the command to run).
