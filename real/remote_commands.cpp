@@ -31,6 +31,7 @@ const std::string& worker_wrapper_script() {
 exec 3<&0
 setsid "$@" </dev/null 3<&- &
 pid=$!
+trap '' HUP PIPE
 lock; printf '{{"rank":%s,"pid":%s,"pgid":%s}}' "$rank" "$pid" "$pid" >"$g/workers.d/$rank.json"; publish; unlock
 ( cat <&3 >/dev/null 2>&1; kill -TERM -"$pid" 2>/dev/null; sleep {grace}; kill -KILL -"$pid" 2>/dev/null ) </dev/null >/dev/null 2>&1 &
 watcher=$!

@@ -15,7 +15,9 @@
 //   3. blocks reading its stdin in a watcher; when stdin ends (the controller closed it, died,
 //      or its ssh connection broke) the watcher sends SIGTERM to the worker's group and SIGKILL
 //      kKillGrace_s later;
-//   4. waits for the worker, removes its record and exits with the worker's status (128 + signal
+//   4. ignores SIGHUP and SIGPIPE itself (sshd may hang up the session when the connection
+//      drops: the wrapper and its watcher must live on to kill the group and clean up);
+//   5. waits for the worker, removes its record and exits with the worker's status (128 + signal
 //      when killed), which ssh passes on as its own exit status.
 #include <string>
 #include <utility>

@@ -176,6 +176,11 @@ TEST_CASE("real run on the ssh rig: a controller killed with SIGKILL leaves no w
   REQUIRE(run.wait_for(10).has_value());
   INFO(slurp(log + ".err"));
   CHECK(eventually([&] { return no_worker_left(rig); }, 20));
+  for (std::size_t h = 0; h < rig.size(); ++h) {
+    INFO(rig.workdir(h));
+    CHECK(workers_of(rig, h) == nlohmann::json::array());
+    CHECK(workers_in_namespace(rig, h).empty());
+  }
   for (int pid : pids) {
     INFO(pid);
     CHECK((::kill(pid, 0) != 0 || slurp(fmt::format("/proc/{}/stat", pid)).find(") Z") != std::string::npos));
