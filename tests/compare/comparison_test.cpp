@@ -83,5 +83,5 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
 TEST_CASE("read_measured_run refuses a simulator run", "[compare]") {
   const auto dir = test::temp_dir("not_emu");
   test::write_file(dir + "/summary.json", R"({"scenario": "s", "iteration_time_s": 1})");
-  CHECK_THROWS_WITH(read_measured_run(dir), Catch::Contains("expected a geotrain emulate run"));
+  CHECK_THROWS_WITH(read_measured_run(dir), Catch::Contains("expected a geotrain emulate or geotrain real run"));
 }
