@@ -186,3 +186,31 @@ TEST_CASE("real run on the ssh rig: a controller killed with SIGKILL leaves no w
     CHECK((::kill(pid, 0) != 0 || slurp(fmt::format("/proc/{}/stat", pid)).find(") Z") != std::string::npos));
   }
 }
+
+TEST_CASE("real apply, run, compare, down on the ssh rig (shaped hosts)", "[real][rig][run]") {
+  if (!test::rig_ready()) return;
+  test::SshRig rig(test::three_hosts(), test::build_dir());
+  const std::string bin = GEOTRAIN_BINARY;
+  const auto apply = test::sh(rig.controller_shell(bin + " real apply " + test::diloco3() + " --hosts " +
+                                                   rig.hosts_file() + " --measure no 2>&1"));
+  INFO(apply.out);
+  REQUIRE(apply.status == 0);
+  const std::string log = rig.dir() + "/shaped";
+  auto run = start_run(rig, 4, log);
+  const auto code = run.wait_for(600);
+  const std::string out = slurp(log + ".out");
+  INFO(slurp(log + ".err"));
+  CHECK((code.has_value() && *code == 0));
+  const auto lines_end = out.find_last_not_of('\n');
+  const std::string dir = out.substr(out.rfind('\n', lines_end) + 1, lines_end - out.rfind('\n', lines_end));
+  const auto cmp = test::sh(fmt::format("cd '{}' && '{}' compare {} --measured '{}' --out '{}/compare' 2>&1",
+                                        GEOTRAIN_SOURCE_DIR, GEOTRAIN_BINARY, test::diloco3(), dir, rig.dir()));
+  INFO(cmp.out);
+  CHECK(cmp.status == 0);
+  CHECK(cmp.out.find("measured (real)") != std::string::npos);
+  WARN("compare on a shaped real rig run:\n" << cmp.out);
+  const auto down = test::sh(rig.controller_shell(bin + " real down --hosts " + rig.hosts_file() + " 2>&1"));
+  INFO(down.out);
+  CHECK(down.status == 0);
+  CHECK(no_worker_left(rig));
+}
