@@ -187,7 +187,7 @@ TEST_CASE("real run on the ssh rig: a controller killed with SIGKILL leaves no w
   }
 }
 
-TEST_CASE("real apply, run, compare, down on the ssh rig (shaped hosts)", "[real][rig][run]") {
+TEST_CASE("real apply then run then compare then down on the ssh rig with shaped hosts", "[real][rig][run]") {
   if (!test::rig_ready()) return;
   test::SshRig rig(test::three_hosts(), test::build_dir());
   const std::string bin = GEOTRAIN_BINARY;

@@ -136,7 +136,7 @@ TEST_CASE("the wrapper records the worker in workers.json and kills its group wh
   fs::remove_all(wd);
 }
 
-TEST_CASE("stage writes job.json, clears the ranks, and refuses while recorded workers live", "[real][run]") {
+TEST_CASE("stage writes job.json and clears the ranks and refuses while recorded workers live", "[real][run]") {
   const std::string wd = temp_dir("stage");
   fs::create_directories(wd + "/ranks/0");
   std::ofstream(wd + "/ranks/0/ops.csv") << "old\n";
@@ -157,7 +157,7 @@ TEST_CASE("stage writes job.json, clears the ranks, and refuses while recorded w
   fs::remove_all(wd);
 }
 
-TEST_CASE("fetch sends the files of a rank that exist, framed by name and size", "[real][run]") {
+TEST_CASE("fetch sends the files of a rank that exist framed by name and size", "[real][run]") {
   const std::string wd = temp_dir("fetch");
   fs::create_directories(wd + "/ranks/4");
   std::ofstream(wd + "/ranks/4/ops.csv") << "a,b\n1,2\n";
@@ -173,7 +173,7 @@ TEST_CASE("fetch sends the files of a rank that exist, framed by name and size",
   fs::remove_all(wd);
 }
 
-TEST_CASE("remote workers: a rank killed by a signal fails the run naming host and rank; the others are stopped",
+TEST_CASE("remote workers: a rank killed by a signal fails the run naming host and rank and the others are stopped",
           "[real][run]") {
   const std::string wd = temp_dir("supervise");
   std::vector<RemoteWorker> ws;
@@ -210,7 +210,7 @@ TEST_CASE("remote workers: an ssh that fails (255) is named as such", "[real][ru
   CHECK(describe_remote_failure(0, "a", 1, "") == "rank 0 on host a failed: exit status 1");
 }
 
-TEST_CASE("backend selection: nccl needs CUDA, sets NCCL's interface and the local CUDA device", "[real][run]") {
+TEST_CASE("backend selection: nccl needs CUDA and sets NCCL's interface and the local CUDA device", "[real][run]") {
   CHECK(parse_backend("gloo") == WorkerBackend::gloo);
   CHECK(parse_backend("nccl") == WorkerBackend::nccl);
   CHECK_THROWS_AS(parse_backend("mpi"), InputError);
@@ -251,7 +251,7 @@ TEST_CASE("backend selection: nccl needs CUDA, sets NCCL's interface and the loc
   CHECK(east.workers[1].line().find(" --backend nccl --cuda-device 1") != std::string::npos);
 }
 
-TEST_CASE("real run's ssh: the hosts file's options, then keep-alives", "[real][run]") {
+TEST_CASE("real run's ssh: the hosts file's options then keep-alives", "[real][run]") {
   HostSpec h;
   h.name = "x";
   h.address = std::get<SshTarget>(parse_ssh_target("ubuntu@192.0.2.20:2222"));
@@ -260,7 +260,7 @@ TEST_CASE("real run's ssh: the hosts file's options, then keep-alives", "[real][
         std::vector<std::string>{"-i", "key", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"});
 }
 
-TEST_CASE("real run: bad flags and nccl without CUDA are refused with one line and exit 2, nothing started",
+TEST_CASE("real run: bad flags and nccl without CUDA are refused with one line and exit 2 and nothing started",
           "[real][run][errors]") {
   const std::string root = temp_dir("flags");
   const std::string base = std::string("cd '") + GEOTRAIN_SOURCE_DIR + "' && '" + GEOTRAIN_BINARY +
