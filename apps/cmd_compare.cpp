@@ -14,7 +14,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("compare", "predicted (simulate) vs measured (emulate), op by op");
   auto o = std::make_shared<CompareOptions>();
   cmd->add_option("scenario", o->scenario, "scenario YAML file")->required();
-  cmd->add_option("--measured", o->measured, "reuse this `geotrain emulate` run directory");
+  cmd->add_option("--measured", o->measured, "reuse this run directory (of `geotrain emulate` or `geotrain real run`)");
   cmd->add_option("--network-model", o->network_model, "flow, tcp or both (default both)")
       ->check(CLI::IsMember({"flow", "tcp", "both"}));
   cmd->add_option("--out", o->out, "comparison directory (default: results/<scenario>/compare/<NNN>/)");

@@ -54,7 +54,7 @@ int run_plan(const RealArgs& a) {
 }  // namespace
 
 void add_real_command(CLI::App& app, Action& action) {
-  auto* real = app.add_subcommand("real", "real machines over ssh (docs/real.md); only `plan` exists yet");
+  auto* real = app.add_subcommand("real", "real machines over ssh (docs/real.md): plan, apply, run, down, status");
   real->require_subcommand(1);
   auto a = std::make_shared<RealArgs>();
   auto* plan = real->add_subcommand("plan", "print what apply and run would do on each host (no root, no network)");
@@ -69,6 +69,8 @@ void add_real_command(CLI::App& app, Action& action) {
   plan->add_option("--out", a->out, "file the JSON plan is written to (with --json)");
   plan->add_option("--set", a->sets, "override a scenario key: key.path=value (repeatable)");
   plan->callback([&action, a] { action = [a] { return run_plan(*a); }; });
+  add_real_apply_commands(real, action);
+  add_real_run_command(real, action);
 }
 
 }  // namespace geotrain::cli

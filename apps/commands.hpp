@@ -21,6 +21,10 @@ void add_plot_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_real_command(CLI::App& app, Action& action);
+// `geotrain real apply / down / status` (cmd_real_apply.cpp), under the `real` command.
+void add_real_apply_commands(CLI::App* real, Action& action);
+// `geotrain real run` (apps/cmd_real_run.cpp), registered by add_real_command.
+void add_real_run_command(CLI::App* real_cmd, Action& action);
 // `geotrain emu guard`, hidden: the guardian of an owned cluster (emu/net/cluster_guard.hpp).
 void add_emu_guard_command(CLI::App* emu_cmd, Action& action);
 

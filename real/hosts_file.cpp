@@ -137,7 +137,7 @@ std::vector<std::string> read_ssh_options(YamlSection& h) {
 }
 
 // Reads one entry of `hosts`; fills what is valid, reports the rest.
-HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario& s, int rank_count) {
+HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario* s, int rank_count) {
   HostSpec host;
   host.line = h.line();
   if (auto name = h.text("name", true)) {
@@ -169,7 +169,8 @@ HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario& s, int 
     if (auto problem = interface_problem(*iface)) h.diag().error(h.line_of("interface"), h.key_path("interface"), *iface, *problem);
     else host.interface = *iface;
   }
-  request = read_ranks(h, s, rank_count);
+  if (s != nullptr) request = read_ranks(h, *s, rank_count);
+  else h.raw("ranks"), h.raw("region");  // known keys, not judged without a scenario
   if (auto p = read_path(h, "workdir", true)) host.workdir = *p;
   if (auto p = read_path(h, "worker", true)) host.worker = *p;
   if (auto p = read_path(h, "delayer", false)) host.delayer = *p;
@@ -223,7 +224,9 @@ std::optional<std::string> remote_path_problem(const std::string& path) {
   return std::nullopt;
 }
 
-HostsFile parse_hosts(const std::string& text, const std::string& display_name, const Scenario& scenario) {
+namespace {
+
+HostsFile parse_hosts_impl(const std::string& text, const std::string& display_name, const Scenario* scenario) {
   Diagnostics diag(display_name);
   YAML::Node root;
   try {
@@ -248,7 +251,7 @@ HostsFile parse_hosts(const std::string& text, const std::string& display_name, 
       diag.error(top.line(), "hosts", "missing (expected a list of hosts)");
     diag.throw_if_errors();
   }
-  const int rank_count = static_cast<int>(scenario.devices.size());
+  const int rank_count = scenario != nullptr ? static_cast<int>(scenario->devices.size()) : 0;
   HostsFile out;
   out.path = display_name;
   std::vector<RankRequest> requests;
@@ -267,6 +270,10 @@ HostsFile parse_hosts(const std::string& text, const std::string& display_name, 
     out.hosts.push_back(std::move(host));
   }
   check_unique(out.hosts, name_lines, data_lines, diag);
+  if (scenario == nullptr) {
+    diag.throw_if_errors();
+    return out;
+  }
   std::vector<std::vector<int>> ranks_of_host;
   out.host_of_rank = assign_ranks(requests, names, lines, rank_count, key_line(root, "hosts"), diag, ranks_of_host);
   for (std::size_t i = 0; i < out.hosts.size(); ++i) out.hosts[i].ranks = ranks_of_host[i];
@@ -274,8 +281,16 @@ HostsFile parse_hosts(const std::string& text, const std::string& display_name, 
   return out;
 }
 
+}  // namespace
+
+HostsFile parse_hosts(const std::string& text, const std::string& display_name, const Scenario& scenario) {
+  return parse_hosts_impl(text, display_name, &scenario);
+}
+
 HostsFile load_hosts(const std::string& path, const Scenario& scenario) {
   return parse_hosts(read_file(path), path, scenario);
 }
+
+HostsFile load_hosts_only(const std::string& path) { return parse_hosts_impl(read_file(path), path, nullptr); }
 
 }  // namespace geotrain::real

@@ -36,6 +36,9 @@ struct HostsFile {
 
 // Throws ScenarioError with every problem found. Reads nothing but the file.
 HostsFile load_hosts(const std::string& path, const Scenario& scenario);
+// The hosts without a scenario (`real down`, `real status`): everything but ranks and regions is
+// checked; ranks stay empty and host_of_rank too.
+HostsFile load_hosts_only(const std::string& path);
 // The same from text; display_name is used in messages.
 HostsFile parse_hosts(const std::string& text, const std::string& display_name, const Scenario& scenario);
 

@@ -74,19 +74,6 @@ std::string check_links(const Scenario& s, const RunCluster& cluster, const Emul
   return off;
 }
 
-// The Dynamic ops' run-time decisions of every rank in one file (rank column first), to be
-// compared with the simulator's rounds; nothing when the Program has no Dynamic op.
-void merge_dynamic_decisions(const std::string& dir, int ranks) {
-  std::string merged;
-  for (int r = 0; r < ranks; ++r) {
-    std::ifstream in(fmt::format("{}/ranks/{}/dynamic.csv", dir, r));
-    std::string line;
-    if (!in || !std::getline(in, line)) continue;  // header
-    while (std::getline(in, line)) merged += fmt::format("{},{}\n", r, line);
-  }
-  if (!merged.empty()) results::write_result_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
-}
-
 std::vector<WorkerSpec> worker_specs(const Scenario& s, const Program& p, const RunCluster& cluster,
                                      const EmulateOptions& o, const std::string& dir, int steps,
                                      const std::string& collectives) {
@@ -213,7 +200,6 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   if (!left.empty()) throw Error(fmt::format("teardown left namespaces: {}", fmt::join(left, " ")));
 
   const RankMeasurements m = read_rank_measurements(dir + "/ranks", program.world_size);
-  const auto figures = step_figures(program, m);
   const double training_s = training_span_s(m);
   if (const std::size_t missed = changer.settle(training_s); missed > 0)
     log::warning(kLog, "network.bandwidth_changes: {} of {} change(s) came after training ended ({:.3f} s after "
@@ -221,21 +207,10 @@ EmulateResult run_emulation(const EmulateOptions& options) {
                  "(bandwidth_changes.csv says which)",
                  missed, changer.records().size(), training_s);
   write_bandwidth_changes(changer, dir);
-  { auto f = results::open_result_file(dir + "/ops.csv"); write_ops_csv(program, m, f); }
-  { auto f = results::open_result_file(dir + "/iterations.csv"); results::write_iterations_csv(figures, f); }
-  { auto f = results::open_result_file(dir + "/trace.json"); write_trace(program, m, f); }
-  merge_dynamic_decisions(dir, program.world_size);
-  const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
-  std::vector<double> slowdown_of_rank;
-  for (int d : program.device_of_rank) slowdown_of_rank.push_back(s.devices.at(static_cast<std::size_t>(d)).slowdown);
-  write_compute_profile(dir + "/compute_profile.json",
-                        summarize_samples(profile_samples(program, m, o.warmup, slowdown_of_rank)),
-                        s.model.preset, device.profile);
   EmulateResult res;
   res.dir = dir;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const auto summary = emu_summary_json(s, program, m, figures, {o.warmup, res.wall_s, sup.wall_s, collectives});
-  results::write_result_text(dir + "/summary.json", summary.dump(2) + "\n");
+  const auto summary = write_run_results(s, program, dir, m, {o.warmup, res.wall_s, sup.wall_s, collectives, "emu"});
   extra["wall_s"] = res.wall_s;
   results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
   res.iteration_time_s = summary["iteration_time_s"].get<double>();

@@ -1,10 +1,15 @@
 // The merged ops.csv, trace.json and compute-profile samples of a run (conventions in
-// run_results.hpp): the workers' rows, in Program order, handed to sim/results' writers.
+// run_results.hpp): the workers' rows, in Program order, handed to sim/results' writers; and
+// write_run_results, every result file of a run (emulate's and real run's).
 #include <algorithm>
+#include <fstream>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "emu/launch/run_results.hpp"
 #include "sim/results/ops_csv_writer.hpp"
+#include "sim/results/result_file.hpp"
 #include "sim/results/trace_writer.hpp"
 
 namespace geotrain::emu {
@@ -30,6 +35,19 @@ void for_each_row(const Program& program, const RankMeasurements& m, Visit&& vis
     for (const RankOpRow* row : ordered(m.ops[static_cast<std::size_t>(r)]))
       visit(results::OpRow{r, row->step, static_cast<std::size_t>(row->op), row->start_s, row->end_s,
                            std::nullopt, row->bytes < 0 ? std::nullopt : std::optional<double>(row->bytes)});
+}
+
+// The Dynamic ops' run-time decisions of every rank in one file (rank column first), to be
+// compared with the simulator's rounds; nothing when the Program has no Dynamic op.
+void merge_dynamic_decisions(const std::string& dir, int ranks) {
+  std::string merged;
+  for (int r = 0; r < ranks; ++r) {
+    std::ifstream in(fmt::format("{}/ranks/{}/dynamic.csv", dir, r));
+    std::string line;
+    if (!in || !std::getline(in, line)) continue;  // header
+    while (std::getline(in, line)) merged += fmt::format("{},{}\n", r, line);
+  }
+  if (!merged.empty()) results::write_result_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
 }
 
 }  // namespace
@@ -59,6 +77,24 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
     }
   }
   return out;
+}
+
+nlohmann::ordered_json write_run_results(const Scenario& s, const Program& program, const std::string& dir,
+                                         const RankMeasurements& m, const SummaryInputs& in) {
+  const auto figures = step_figures(program, m);
+  { auto f = results::open_result_file(dir + "/ops.csv"); write_ops_csv(program, m, f); }
+  { auto f = results::open_result_file(dir + "/iterations.csv"); results::write_iterations_csv(figures, f); }
+  { auto f = results::open_result_file(dir + "/trace.json"); write_trace(program, m, f); }
+  merge_dynamic_decisions(dir, program.world_size);
+  const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
+  std::vector<double> slowdown_of_rank;
+  for (int d : program.device_of_rank) slowdown_of_rank.push_back(s.devices.at(static_cast<std::size_t>(d)).slowdown);
+  write_compute_profile(dir + "/compute_profile.json",
+                        summarize_samples(profile_samples(program, m, in.warmup, slowdown_of_rank)),
+                        s.model.preset, device.profile);
+  auto summary = emu_summary_json(s, program, m, figures, in);
+  results::write_result_text(dir + "/summary.json", summary.dump(2) + "\n");
+  return summary;
 }
 
 }  // namespace geotrain::emu

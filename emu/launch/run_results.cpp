@@ -117,7 +117,7 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,
                                         const SummaryInputs& in) {
   const double t = median_iteration_time(steps, in.warmup);
-  nlohmann::ordered_json j = results::summary_head("emu", scenario.name, program.strategy);
+  nlohmann::ordered_json j = results::summary_head(in.executor, scenario.name, program.strategy);
   j["world_size"] = program.world_size;
   j["iterations"] = steps.size();
   j["warmup_iterations"] = in.warmup;

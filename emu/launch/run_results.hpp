@@ -59,9 +59,18 @@ struct SummaryInputs {
   double wall_s = 0;        // whole command, including network bring-up
   double workers_wall_s = 0;
   std::string collectives;  // p2p | gloo
+  std::string executor = "emu";  // emu | real: summary.json's format is geotrain-<executor>-summary
 };
 nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,
                                         const SummaryInputs& in);
+
+// The run's result files from what its workers measured (m, read from <dir>/ranks/R/), written
+// once for every executor that runs geotrain-worker (`geotrain emulate`, `geotrain real run`):
+// ops.csv, iterations.csv, trace.json, dynamic.csv (ranks' run-time decisions, when any),
+// compute_profile.json and summary.json (format geotrain-<in.executor>-summary). Returns the summary.
+nlohmann::ordered_json write_run_results(const Scenario& scenario, const Program& program,
+                                         const std::string& dir, const RankMeasurements& m,
+                                         const SummaryInputs& in);
 
 }  // namespace geotrain::emu

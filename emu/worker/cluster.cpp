@@ -18,6 +18,12 @@ std::int64_t steady_ns() {
       .count();
 }
 
+std::int64_t realtime_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
 }  // namespace
@@ -56,9 +62,15 @@ Cluster::Cluster(const ClusterOptions& o, const Program& program)
   }
   for (const auto& g : program.groups)
     if (g.ranks.size() == 1 && g.ranks[0] == rank_) positions_[g.id] = 0;
-  if (rank_ == 0) store_->set("epoch_ns", bytes_of(std::to_string(steady_ns())));
-  const auto v = store_->get("epoch_ns");
-  epoch_ns_ = std::stoll(std::string(v.begin(), v.end()));
+  // The epoch travels as wall-clock time: rank 0 publishes its epoch on CLOCK_REALTIME, each
+  // rank maps it onto its own steady clock through its own (realtime - steady) offset. On one
+  // kernel (the emulator) every process has the same offset, so this is rank 0's steady epoch
+  // exactly; across machines (geotrain real) the ranks' times then agree as well as their
+  // clocks are synchronised (NTP/chrony), instead of differing by the machines' uptimes.
+  const std::int64_t offset_ns = realtime_ns() - steady_ns();
+  if (rank_ == 0) store_->set("epoch_realtime_ns", bytes_of(std::to_string(steady_ns() + offset_ns)));
+  const auto v = store_->get("epoch_realtime_ns");
+  epoch_ns_ = std::stoll(std::string(v.begin(), v.end())) - offset_ns;
 }
 
 c10d::ProcessGroupGloo& Cluster::group(GroupId id) {

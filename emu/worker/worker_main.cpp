@@ -12,7 +12,8 @@
 int main(int argc, char** argv) {
   using namespace geotrain;
   CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch and Gloo"};
-  std::string job_path, collectives = "p2p", log_spec = "warning";
+  std::string job_path, collectives = "p2p", log_spec = "warning", backend = "gloo";
+  int cuda_device = -1;
   WorkerOptions o;
   app.add_option("--program", job_path, "worker job JSON (Program + model + training)")->required();
   app.add_option("--rank", o.rank, "this worker's rank in the Program")->required();
@@ -29,7 +30,19 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--progress", o.progress_path, "status file the launcher maps (op being run, finished steps)");
   app.add_option("--log", log_spec, "log levels, e.g. 'info' or 'emu.worker:info' (stderr)");
+  app.add_option("--backend", backend, "gloo (CPU tensors); nccl is accepted by name only (not implemented, "
+                 "docs/real.md)")->check(CLI::IsMember({"gloo", "nccl"}));
+  app.add_option("--cuda-device", cuda_device, "CUDA device of this rank (with --backend nccl)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  if (backend == "nccl") {
+    // What `geotrain real run --backend nccl` launches. The worker's process groups are Gloo's
+    // and its tensors live on the CPU: an NCCL path (ProcessGroupNCCL, tensors on
+    // --cuda-device) is not written yet, so the worker refuses instead of running Gloo.
+    std::cerr << "geotrain-worker: error: --backend nccl: not implemented in this worker (Gloo on CPU only; "
+                 "see docs/real.md, NCCL)\n";
+    return 2;
+  }
   o.library_collectives = collectives == "gloo";
   try {
     log::configure(log_spec);

@@ -54,6 +54,7 @@ RunFiles read_measured_run(const std::string& dir) {
                                  "'geotrain-emu-summary' from emulate or 'geotrain-real-summary' "
                                  "from real run)", dir, j.value("format", "")));
   RunFiles r = read_common(dir, j);
+  r.executor = results::summary_executor(j);
   r.collectives = j.value("collectives", "");
   r.warmup = j.value("warmup_iterations", 0);
   compared_iterations(r, j.value("iterations", 0), r.warmup);
@@ -76,6 +77,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
   c.strategy = measured.strategy;
   c.world_size = measured.world_size;
   c.measured_dir = measured.dir;
+  c.measured_executor = measured.executor;
   c.measured_s = median(measured.iteration_times_s);
   c.measured_mean_s = mean(measured.iteration_times_s);
   c.measured_min_s = quantile(measured.iteration_times_s, 0);
@@ -148,7 +150,8 @@ void write_comparison(const Comparison& c, const std::string& dir) {
   j["scenario"] = c.scenario;
   j["strategy"] = c.strategy;
   j["world_size"] = c.world_size;
-  j["measured"] = {{"dir", c.measured_dir},          {"iteration_time_s", c.measured_s},
+  j["measured"] = {{"dir", c.measured_dir},          {"executor", c.measured_executor.empty() ? "emu" : c.measured_executor},
+                   {"iteration_time_s", c.measured_s},
                    {"min_s", c.measured_min_s},      {"max_s", c.measured_max_s},
                    {"p10_s", c.measured_p10_s},      {"p90_s", c.measured_p90_s},
                    {"mean_s", c.measured_mean_s},
@@ -174,8 +177,8 @@ void write_comparison(const Comparison& c, const std::string& dir) {
 
 std::string comparison_table(const Comparison& c) {
   std::string out = fmt::format(
-      "{} ({}, {} ranks): measured {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
-      c.scenario, c.strategy, c.world_size, c.measured_s, c.measured_iterations, c.measured_min_s,
+      "{} ({}, {} ranks): measured ({}) {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
+      c.scenario, c.strategy, c.world_size, c.measured_executor.empty() ? "emu" : c.measured_executor, c.measured_s, c.measured_iterations, c.measured_min_s,
       c.measured_max_s);
   out += fmt::format("  {:<10} {:>11} {:>8}   {:>23} {:>23} {:>23} {:>23}\n", "model", "predicted",
                      "error", "compute pred/meas", "communication p/m", "waiting p/m", "other p/m");

@@ -25,12 +25,14 @@ struct RunFiles {
   int warmup = 0;
   std::vector<results::OpRecord> ops;
   std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
+  std::string executor;     // measured: "emu" (geotrain emulate) or "real" (geotrain real run)
 };
 
 // Both sides are compared on the same statistic: the median over the iterations after the
 // measured run's warm-up of the completion intervals (sim/common/iteration_intervals.hpp),
 // computed from each run's ops.csv.
-// geotrain emulate's run directory: summary.json (iterations, warmup_iterations), ops.csv.
+// A measured run directory, of geotrain emulate or geotrain real run (same files; summary.json's
+// format says which): summary.json (iterations, warmup_iterations), ops.csv.
 RunFiles read_measured_run(const std::string& dir);
 // geotrain simulate's run directory: summary.json (iterations), ops.csv; the first `warmup`
 // iterations are left out as on the measured side.
@@ -56,6 +58,7 @@ struct Comparison {
   std::string strategy;
   int world_size = 0;
   std::string measured_dir;
+  std::string measured_executor;  // "emu" or "real": which executor measured
   double measured_s = 0;  // median
   double measured_mean_s = 0;
   double measured_min_s = 0, measured_max_s = 0, measured_p10_s = 0, measured_p90_s = 0;
