@@ -11,6 +11,7 @@ PACKAGES=(
   iproute2 iptables libnetfilter-queue-dev libmnl-dev procps kmod
   util-linux iputils-ping   # setpriv/nsenter and ping in the emulated network's tests
   slurm-wlm munge           # the sweep's Slurm job-array test (tests/sweep, label slurm)
+  openssh-server openssh-client iperf3   # the ssh rig of real/ (tests/real_rig, label real)
   clang-14 libclang-rt-14-dev   # the sanitized tests and the fuzzer (scripts/sanitize.sh)
 )
 
