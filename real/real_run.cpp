@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "emu/launch/run_results.hpp"
@@ -136,10 +138,16 @@ void fetch(const RealPlan& plan, const std::string& dir, const RealRunOptions& o
   for (const auto& [h, w] : launches(plan)) {
     const std::string rd = fmt::format("{}/ranks/{}", dir, w->rank);
     fs::create_directories(rd);
-    const auto r = run_remote(h->host, fetch_command(h->host.workdir, w->rank, {"ops.csv", "iterations.csv", "dynamic.csv", "worker.json"}),
-                              "", o.ssh_command_timeout_s, fmt::format("fetching the files of rank {}", w->rank));
+    const std::vector<std::string> wanted{"ops.csv", "iterations.csv", "dynamic.csv", "worker.json"};
+    const auto r = run_remote(h->host, fetch_command(h->host.workdir, w->rank, wanted), "", o.ssh_command_timeout_s,
+                              fmt::format("fetching the files of rank {}", w->rank));
     bool ops = false, iterations = false;
     for (const auto& [name, text] : parse_fetched(r.out)) {
+      // The remote side names the files it sends; only the ones asked for are written, so nothing
+      // a host answers can choose a path here.
+      if (std::find(wanted.begin(), wanted.end(), name) == wanted.end())
+        throw Error(fmt::format("host {}: rank {} sent '{}', which was not asked for ({})", h->host.name, w->rank,
+                                name, fmt::join(wanted, ", ")));
       results::write_result_text(rd + "/" + name, text);
       ops = ops || name == "ops.csv", iterations = iterations || name == "iterations.csv";
     }
