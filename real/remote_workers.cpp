@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "real/ssh_client.hpp"
 #include "sim/process/child_process.hpp"
 #include "sim/process/exit_status.hpp"
 #include "sim/process/output_pump.hpp"
@@ -24,10 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// ssh's own failure (cannot connect, connection lost) is 255; the remote command's status is
-// passed through otherwise.
-constexpr int kSshFailed = 255;
 
 }  // namespace
 
@@ -52,7 +49,7 @@ struct RemoteWorkers::Running {
 
 std::string describe_remote_failure(int rank, const std::string& host, int code, const std::string& last_stderr) {
   std::string what;
-  if (code == kSshFailed) what = "its ssh connection failed (ssh exit status 255)";
+  if (code == kSshFailedStatus) what = "its ssh connection failed (ssh exit status 255)";
   else if (code == 127) what = "exit status 127 (the worker was not found on the host)";
   else if (code == 126) what = "exit status 126 (the worker is not executable on the host)";
   else if (code == 120) what = "exit status 120 (the wrapper could not create its directories in the workdir)";
@@ -172,8 +169,8 @@ RemoteSuperviseResult RemoteWorkers::supervise(const RemoteSuperviseOptions& o) 
       if (!r.finished() || r.status == 0) continue;
       if (!first_failure) first_failure = Clock::now();
       // Prefer a rank killed by a signal (the cause) over peers that lost it; then the lowest.
-      const auto killed = [](int s) { return s > 128 && s < kSshFailed; };
-      if (failed < 0 || (killed(r.status) && !killed(running_[static_cast<std::size_t>(failed)]->status)))
+      if (failed < 0 || (process::killed_by_signal(r.status) &&
+                         !process::killed_by_signal(running_[static_cast<std::size_t>(failed)]->status)))
         failed = static_cast<int>(i);
     }
     if (all_ok) {

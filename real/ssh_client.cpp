@@ -11,8 +11,6 @@ namespace geotrain::real {
 
 namespace {
 
-constexpr int kSshFailed = 255;  // what ssh exits with when it could not connect or log in
-
 process::ChildSpec ssh_spec(const HostSpec& host, const std::string& remote_command, const SshOptions& options) {
   process::ChildSpec spec;
   spec.argv = ssh_argv(host, remote_command, options);
@@ -77,7 +75,7 @@ RemoteResult ssh_run(const HostSpec& host, const std::string& remote_command, co
   }
   if (r.status == process::kExitCannotExec)
     throw HostError(host, fmt::format("cannot run {}: {}", options.ssh, last_line(r.err)));
-  if (r.status == kSshFailed) {
+  if (r.status == kSshFailedStatus) {
     const std::string why = last_line(r.err);
     throw HostError(host, "ssh failed: " + (why.empty() ? std::string("exit status 255, no message") : why));
   }

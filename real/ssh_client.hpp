@@ -15,6 +15,10 @@
 
 namespace geotrain::real {
 
+// What ssh exits with when it could not connect or log in, or lost the connection; the remote
+// command's own status is passed through otherwise.
+constexpr int kSshFailedStatus = 255;
+
 struct SshOptions {
   double connect_timeout_s = 10;  // ssh's ConnectTimeout (whole seconds, at least 1)
   std::string ssh = "ssh";        // the client, looked up in PATH

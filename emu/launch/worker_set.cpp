@@ -107,7 +107,8 @@ SuperviseResult WorkerSet::supervise(const SuperviseOptions& o) {
     for (std::size_t r = 0; r < n; ++r) {
       reap(static_cast<int>(r), false);
       const int st = status_[r];
-      if (st > 0 && (failed < 0 || (st > 128 && status_[static_cast<std::size_t>(failed)] <= 128)))
+      if (st > 0 && (failed < 0 || (process::killed_by_signal(st) &&
+                                    !process::killed_by_signal(status_[static_cast<std::size_t>(failed)]))))
         failed = static_cast<int>(r);
     }
     if (failed >= 0)

@@ -13,8 +13,10 @@ int exit_code_of(int wait_status) {
   return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
 
+bool killed_by_signal(int code) { return code > 128 && code <= 128 + 64; }
+
 std::string describe_exit(int code, const std::string& program) {
-  if (code > 128)
+  if (killed_by_signal(code))
     return fmt::format("killed by signal {} ({})", code - 128, ::strsignal(code - 128));
   switch (code) {
     case kExitCannotOpenOutput:

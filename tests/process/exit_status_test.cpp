@@ -21,4 +21,13 @@ TEST_CASE("exit status: described in words, our setup codes named", "[process]")
         "exit status 127 (cannot execute geotrain-worker)");
   CHECK(describe_exit(128 + 9, "x") == "killed by signal 9 (Killed)");
   CHECK(describe_exit(128 + 15, "x") == "killed by signal 15 (Terminated)");
+  CHECK(describe_exit(255, "ssh") == "exit status 255");  // ssh's own failure, not a signal
+}
+
+TEST_CASE("killed_by_signal tells a signal from an exit status", "[process]") {
+  CHECK(killed_by_signal(128 + 9));
+  CHECK(killed_by_signal(128 + 64));
+  CHECK_FALSE(killed_by_signal(0));
+  CHECK_FALSE(killed_by_signal(128));
+  CHECK_FALSE(killed_by_signal(255));  // ssh could not connect: blamed after a killed worker
 }
