@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/results/csv_line.hpp"
 
 namespace geotrain::emu {
 
@@ -27,25 +28,12 @@ double number(const std::string& field, double empty_value) {
 
 }  // namespace
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-    else if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.emplace_back();
-    else out.back() += c;
-  }
-  return out;
-}
-
 std::vector<RankOpRow> read_rank_ops(const std::string& path) {
   auto in = open_csv(path, "rank,op,label,kind,start_s,end_s,bytes,step");
   std::vector<RankOpRow> rows;
   std::string line;
   for (int n = 2; std::getline(in, line); ++n) {
-    const auto f = split_csv(line);
+    const auto f = results::split_csv_line(line);
     try {
       if (f.size() != 8) throw std::invalid_argument("field count");
       rows.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[7]), f[2], f[3],
@@ -63,7 +51,7 @@ std::vector<RankIterationRow> read_rank_iterations(const std::string& path) {
   std::vector<RankIterationRow> rows;
   std::string line;
   for (int n = 2; std::getline(in, line); ++n) {
-    const auto f = split_csv(line);
+    const auto f = results::split_csv_line(line);
     try {
       if (f.size() != 4) throw std::invalid_argument("field count");
       rows.push_back({std::stoi(f[0]), std::stod(f[1]), number(f[2], std::nan("")), std::stod(f[3])});

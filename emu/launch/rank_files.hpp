@@ -25,7 +25,4 @@ struct RankIterationRow {
 std::vector<RankOpRow> read_rank_ops(const std::string& path);
 std::vector<RankIterationRow> read_rank_iterations(const std::string& path);
 
-// One CSV line split into fields; "..." quoting with "" for a quote (labels are free text).
-std::vector<std::string> split_csv(const std::string& line);
-
 }  // namespace geotrain::emu

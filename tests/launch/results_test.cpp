@@ -13,6 +13,7 @@
 
 #include "emu/launch/program_bytes.hpp"
 #include "emu/launch/rank_files.hpp"
+#include "sim/results/csv_line.hpp"
 #include "emu/launch/run_results.hpp"
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -58,7 +59,7 @@ std::string write_rank_files(const Program& p, const Scenario& s, int steps, con
 }  // namespace
 
 TEST_CASE("rank files: quoted labels, empty bytes and loss, bad rows named by line", "[launch]") {
-  CHECK(split_csv(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
+  CHECK(results::split_csv_line(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
   const auto dir = (std::filesystem::temp_directory_path() / "geotrain-launch-test-files").string();
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step\n1,2,\"x, y\",send,0.5,0.75,,3\n";
