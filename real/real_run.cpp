@@ -6,8 +6,6 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,13 +61,6 @@ class StopOnSignal {
  private:
   struct sigaction old_[2] {};
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string under(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
@@ -136,8 +127,7 @@ void stage(const RealPlan& plan, const std::string& job_text, const RealRunOptio
 
 void fetch(const RealPlan& plan, const std::string& dir, const RealRunOptions& o) {
   for (const auto& [h, w] : launches(plan)) {
-    const std::string rd = fmt::format("{}/ranks/{}", dir, w->rank);
-    fs::create_directories(rd);
+    const std::string rd = fmt::format("{}/ranks/{}", dir, w->rank);  // made before the workers started
     const std::vector<std::string> wanted{"ops.csv", "iterations.csv", "dynamic.csv", "worker.json"};
     const auto r = run_remote(h->host, fetch_command(h->host.workdir, w->rank, wanted), "", o.ssh_command_timeout_s,
                               fmt::format("fetching the files of rank {}", w->rank));
@@ -193,7 +183,8 @@ RealRunResult run_real(const RealRunOptions& options) {
   const StopOnSignal stop_on_signal;
   const std::string dir = results::claim_directory(o.results_root, s.name, "real", o.out);
   results::copy_scenario_file(s.path, dir);
-  write_worker_job(job, dir + "/job.json");
+  const std::string job_text = worker_job_text(job);
+  results::write_result_text(dir + "/job.json", job_text);
   auto manifest = real_manifest(s, o, plan, backend_name(backend), steps, s.emulation.collectives);
   manifest["status"] = "started";
   results::write_result_text(dir + "/manifest.json", manifest.dump(2) + "\n");
@@ -213,7 +204,7 @@ RealRunResult run_real(const RealRunOptions& options) {
     return Error(fmt::format("{} (run directory {})", failure, dir));
   };
   try {
-    stage(plan, read_file(dir + "/job.json"), o);
+    stage(plan, job_text, o);
   } catch (const Error& e) {
     throw fail(e.what(), {});
   }

@@ -117,9 +117,11 @@ WorkerJob worker_job_from_json(const json& j, const std::string& source) {
   return job;
 }
 
+std::string worker_job_text(const WorkerJob& job) { return worker_job_to_json(job).dump(1) + '\n'; }
+
 void write_worker_job(const WorkerJob& job, const std::string& path) {
   std::ofstream out(path);
-  out << worker_job_to_json(job).dump(1) << '\n';
+  out << worker_job_text(job);
   if (!out) throw Error("cannot write worker job " + path);
 }
 

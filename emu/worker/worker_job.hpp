@@ -43,6 +43,8 @@ struct WorkerJob {
 
 nlohmann::json worker_job_to_json(const WorkerJob& job);
 WorkerJob worker_job_from_json(const nlohmann::json& j, const std::string& source);
+// The job file's text (what write_worker_job writes), e.g. to send it to a remote host as it is.
+std::string worker_job_text(const WorkerJob& job);
 void write_worker_job(const WorkerJob& job, const std::string& path);
 WorkerJob read_worker_job(const std::string& path);
 
