@@ -96,37 +96,28 @@ void add_real_apply_commands(CLI::App* real, Action& action) {
   apply->add_option("--set", a->sets, "override a scenario key: key.path=value (repeatable)");
   apply->callback([&action, a] { action = [a] { return run_apply(*a); }; });
 
-  auto d = std::make_shared<DownArgs>();
-  auto* down = real->add_subcommand("down", "undo on every host what apply recorded there (also after a crash); "
-                                            "kills recorded workers");
-  down->add_option("scenario", d->scenario, "scenario YAML file (optional: only checks the hosts file against it)");
-  down->add_option("--hosts", d->hosts, "hosts YAML file")->required();
-  down->add_option("--connect-timeout", d->connect_timeout, "ssh ConnectTimeout in seconds (default 10)")
-      ->check(CLI::Range(1.0, 600.0));
-  down->add_option("--set", d->sets, "override a scenario key (with SCENARIO)");
-  down->callback([&action, d] {
-    action = [d] {
-      real::SshOptions o;
-      o.connect_timeout_s = d->connect_timeout;
-      const int failed = real::real_down(hosts_of(*d), o, say);
-      return failed == 0 ? 0 : 1;
-    };
-  });
-
-  auto st = std::make_shared<DownArgs>();
-  auto* status = real->add_subcommand("status", "per host: reachable, state recorded, root qdisc, delayer, workers");
-  status->add_option("scenario", st->scenario, "scenario YAML file (optional)");
-  status->add_option("--hosts", st->hosts, "hosts YAML file")->required();
-  status->add_option("--connect-timeout", st->connect_timeout, "ssh ConnectTimeout in seconds (default 10)")
-      ->check(CLI::Range(1.0, 600.0));
-  status->add_option("--set", st->sets, "override a scenario key (with SCENARIO)");
-  status->callback([&action, st] {
-    action = [st] {
-      real::SshOptions o;
-      o.connect_timeout_s = st->connect_timeout;
-      return real::real_status(hosts_of(*st), o, say) == 0 ? 0 : 1;
-    };
-  });
+  // down and status read the same arguments and run one per-host action over ssh.
+  const auto add_hosts_command = [&](const char* name, const char* what, const char* scenario_help,
+                                     int (*per_host)(const real::HostsFile&, const real::SshOptions&, const real::Say&)) {
+    auto args = std::make_shared<DownArgs>();
+    auto* cmd = real->add_subcommand(name, what);
+    cmd->add_option("scenario", args->scenario, scenario_help);
+    cmd->add_option("--hosts", args->hosts, "hosts YAML file")->required();
+    cmd->add_option("--connect-timeout", args->connect_timeout, "ssh ConnectTimeout in seconds (default 10)")
+        ->check(CLI::Range(1.0, 600.0));
+    cmd->add_option("--set", args->sets, "override a scenario key (with SCENARIO)");
+    cmd->callback([&action, args, per_host] {
+      action = [args, per_host] {
+        real::SshOptions o;
+        o.connect_timeout_s = args->connect_timeout;
+        return per_host(hosts_of(*args), o, say) == 0 ? 0 : 1;
+      };
+    });
+  };
+  add_hosts_command("down", "undo on every host what apply recorded there (also after a crash); kills recorded workers",
+                    "scenario YAML file (optional: only checks the hosts file against it)", real::real_down);
+  add_hosts_command("status", "per host: reachable, state recorded, root qdisc, delayer, workers",
+                    "scenario YAML file (optional)", real::real_status);
 }
 
 }  // namespace geotrain::cli
