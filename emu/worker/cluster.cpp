@@ -100,7 +100,7 @@ c10::intrusive_ptr<c10d::Store> Cluster::connect_store() const {
 
 double Cluster::now_s() const { return static_cast<double>(steady_ns() - epoch_ns_) * 1e-9; }
 
-void Cluster::barrier(const std::string& name) {
+std::chrono::steady_clock::duration Cluster::barrier(const std::string& name, bool last) {
   const auto key = "barrier/" + name;
   store_->add(key, 1);
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
@@ -125,8 +125,22 @@ void Cluster::barrier(const std::string& name) {
   // on the (shaped, possibly 250 ms) way back. If rank 0 exited now, the peer would read a reset
   // connection instead of the reply. Its request took at most the time rank 0 waited above, and
   // the reply takes about as long again: linger twice that, plus a margin for scheduling.
-  if (rank_ == 0) std::this_thread::sleep_for(2 * (std::chrono::steady_clock::now() - seen_from) +
-                                              std::chrono::milliseconds(200));
+  const auto round_trip = std::chrono::steady_clock::now() - seen_from;
+  if (rank_ == 0 && last) std::this_thread::sleep_for(2 * round_trip + std::chrono::milliseconds(200));
+  return round_trip;
+}
+
+void Cluster::start_together(const std::string& name) {
+  const auto round_trip = barrier(name, false);
+  const auto key = "start_at/" + name;
+  if (rank_ == 0) {
+    const double lead_s = 2 * std::chrono::duration<double>(round_trip).count() + 0.2;
+    store_->set(key, bytes_of(fmt::format("{:.9f}", now_s() + lead_s)));
+  }
+  const auto v = store_->get(key);  // waits for rank 0's value
+  const double start_at_s = std::stod(std::string(v.begin(), v.end()));
+  const double wait_s = start_at_s - now_s();
+  if (wait_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
 }
 
 }  // namespace geotrain

@@ -42,7 +42,17 @@ class Cluster {
   c10d::Store& store() { return *store_; }
   c10::intrusive_ptr<c10d::Store> connect_store() const;
   // Blocks until every rank has arrived (store counter; no traffic on the measured links).
-  void barrier(const std::string& name);
+  // Rank 0, whose process holds the store, lingers until every peer has its reply (`last`: the
+  // barrier before exiting). Returns how long rank 0 waited for every rank to see it complete,
+  // about one round trip to the farthest rank.
+  std::chrono::steady_clock::duration barrier(const std::string& name, bool last = true);
+  // A barrier after which every rank starts at the same instant: rank 0 publishes a start time on
+  // the run's common clock, ahead by twice the barrier's round trip plus 0.2 s so the farthest
+  // rank reads it in time, and each rank sleeps until then. A plain barrier releases rank 0 last
+  // (it lingers, and the peers leave as their replies arrive over links of different delay): up
+  // to 1.7 s apart on DT-FM case 5's cities, a skew the simulator's ranks, which start together,
+  // do not have and that asynchronous strategies (AD-PSGD) carry for several iterations.
+  void start_together(const std::string& name);
 
  private:
   ClusterOptions options_;

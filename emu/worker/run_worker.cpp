@@ -61,7 +61,7 @@ void run_worker(const WorkerJob& job, const WorkerOptions& options) {
   auto interpreter = std::make_unique<Interpreter>(job, options, *cluster);
   try {
     interpreter->warm_up_dynamic_groups();
-    cluster->barrier("start");
+    cluster->start_together("start");
     for (int step = 0; step < options.steps; ++step) {
       interpreter->run_step(step);
       const auto& it = interpreter->measurements().iterations().back();
