@@ -1,7 +1,9 @@
 #include "emu/launch/emulate.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -30,6 +32,14 @@ namespace fs = std::filesystem;
 namespace geotrain::emu {
 
 namespace {
+
+// CPUs this process (and so every worker it starts) may run on.
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+}
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kLog = "emu.launch";
@@ -210,7 +220,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   EmulateResult res;
   res.dir = dir;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const auto summary = write_run_results(s, program, dir, m, {o.warmup, res.wall_s, sup.wall_s, collectives, "emu"});
+  const auto summary = write_run_results(s, program, dir, m, {o.warmup, res.wall_s, sup.wall_s, collectives, "emu", usable_cpus()});
   extra["wall_s"] = res.wall_s;
   results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
   res.iteration_time_s = summary["iteration_time_s"].get<double>();

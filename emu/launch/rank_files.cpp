@@ -29,35 +29,36 @@ double number(const std::string& field, double empty_value) {
 }  // namespace
 
 std::vector<RankOpRow> read_rank_ops(const std::string& path) {
-  auto in = open_csv(path, "rank,op,label,kind,start_s,end_s,bytes,step");
+  auto in = open_csv(path, "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s");
   std::vector<RankOpRow> rows;
   std::string line;
   for (int n = 2; std::getline(in, line); ++n) {
     const auto f = results::split_csv_line(line);
     try {
-      if (f.size() != 8) throw std::invalid_argument("field count");
+      if (f.size() != 9) throw std::invalid_argument("field count");
       rows.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[7]), f[2], f[3],
-                      std::stod(f[4]), std::stod(f[5]), number(f[6], -1)});
+                      std::stod(f[4]), std::stod(f[5]), number(f[6], -1), number(f[8], std::nan(""))});
     } catch (const std::exception&) {
-      throw InputError(fmt::format("{}:{}: '{}' (expected 8 fields: rank,op,label,kind,start_s,"
-                                   "end_s,bytes,step)", path, n, line));
+      throw InputError(fmt::format("{}:{}: '{}' (expected 9 fields: rank,op,label,kind,start_s,"
+                                   "end_s,bytes,step,cpu_s)", path, n, line));
     }
   }
   return rows;
 }
 
 std::vector<RankIterationRow> read_rank_iterations(const std::string& path) {
-  auto in = open_csv(path, "step,time_s,loss,tokens_per_s");
+  auto in = open_csv(path, "step,time_s,loss,tokens_per_s,host_busy_s");
   std::vector<RankIterationRow> rows;
   std::string line;
   for (int n = 2; std::getline(in, line); ++n) {
     const auto f = results::split_csv_line(line);
     try {
-      if (f.size() != 4) throw std::invalid_argument("field count");
-      rows.push_back({std::stoi(f[0]), std::stod(f[1]), number(f[2], std::nan("")), std::stod(f[3])});
+      if (f.size() != 5) throw std::invalid_argument("field count");
+      rows.push_back({std::stoi(f[0]), std::stod(f[1]), number(f[2], std::nan("")), std::stod(f[3]),
+                      number(f[4], std::nan(""))});
     } catch (const std::exception&) {
-      throw InputError(fmt::format("{}:{}: '{}' (expected 4 fields: step,time_s,loss,tokens_per_s)",
-                                   path, n, line));
+      throw InputError(fmt::format("{}:{}: '{}' (expected 5 fields: step,time_s,loss,tokens_per_s,"
+                                   "host_busy_s)", path, n, line));
     }
   }
   return rows;

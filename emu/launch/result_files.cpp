@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "emu/launch/host_cpu_figures.hpp"
 #include "emu/launch/run_results.hpp"
 #include "sim/results/ops_csv_writer.hpp"
 #include "sim/results/result_file.hpp"
@@ -73,7 +74,8 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
     for (const RankOpRow* row : ordered(m.ops[static_cast<std::size_t>(r)])) {
       if (row->step < warmup) continue;
       const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row->op));
-      if (const auto* c = op.as<ComputeOp>()) out.push_back({*c, (row->end_s - row->start_s) / slowdown});
+      // CPU time is not divided: the worker's slowdown is a sleep, which uses none.
+      if (const auto* c = op.as<ComputeOp>()) out.push_back({*c, (row->end_s - row->start_s) / slowdown, row->cpu_s});
     }
   }
   return out;
@@ -89,9 +91,10 @@ nlohmann::ordered_json write_run_results(const Scenario& s, const Program& progr
   const auto& device = s.devices.at(static_cast<std::size_t>(program.device_of_rank[0]));
   std::vector<double> slowdown_of_rank;
   for (int d : program.device_of_rank) slowdown_of_rank.push_back(s.devices.at(static_cast<std::size_t>(d)).slowdown);
+  const auto host = host_cpu_figures(m, in.warmup, in.host_cores);
   write_compute_profile(dir + "/compute_profile.json",
                         summarize_samples(profile_samples(program, m, in.warmup, slowdown_of_rank)),
-                        s.model.preset, device.profile);
+                        s.model.preset, device.profile, host ? &*host : nullptr);
   auto summary = emu_summary_json(s, program, m, figures, in);
   results::write_result_text(dir + "/summary.json", summary.dump(2) + "\n");
   return summary;

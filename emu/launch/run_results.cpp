@@ -122,6 +122,8 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["iterations"] = steps.size();
   j["warmup_iterations"] = in.warmup;
   j["collectives"] = in.collectives;
+  j["host_cores"] = in.host_cores;
+  j["torch_threads"] = scenario.emulation.torch_threads;
   j["iteration_time_s"] = t;
   j["tokens_per_s"] = t > 0 ? program.tokens_per_iteration / t : 0;
   j["samples_per_s"] = t > 0 ? program.sequences_per_iteration / t : 0;

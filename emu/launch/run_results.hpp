@@ -60,6 +60,9 @@ struct SummaryInputs {
   double workers_wall_s = 0;
   std::string collectives;  // p2p | gloo
   std::string executor = "emu";  // emu | real: summary.json's format is geotrain-<executor>-summary
+  // CPUs the ranks shared (emulate: all ranks on this machine); 0 when each rank had its own
+  // machine (real run). compare's host-cores model reads it.
+  int host_cores = 0;
 };
 nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,

@@ -1,17 +1,29 @@
 #include "emu/worker/interpreter.hpp"
 
+#include <time.h>
+
 #include <cmath>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "emu/worker/cluster.hpp"
+#include "emu/worker/host_cpu.hpp"
 #include "sim/common/error.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
 
 namespace {
+
+// CPU seconds this thread has used. The worker runs torch on one thread (emulation.torch_threads:
+// 1 is what compare's host-cores model assumes), so a Compute op's share is its uncontended
+// duration.
+double thread_cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 std::string kind_name(const Op& op) {
   if (const auto* c = op.as<ComputeOp>()) return json_name(c->kind);
@@ -125,14 +137,14 @@ void Interpreter::run_step(int step) {
   pending_.complete_all();  // ops the Program never waited
   const double time_s = ctx_.cluster.now_s() - start;
   if (!active) {  // no loss, no tokens: the step's figures come from the ranks that ran it
-    measurements_.record_iteration({step, time_s, std::nan(""), 0});
+    measurements_.record_iteration({step, time_s, std::nan(""), 0, host_busy_cpu_s()});
     if (progress_) progress_->end_step(time_s, std::nan(""), 0);
     return;
   }
   loss_ /= plan_.passes;  // the mean over the iteration's passes (DiLoCo's inner steps)
   const double tokens = static_cast<double>(plan_.global_sequences) * plan_.passes * ctx_.job.model.seq_len;
   const double loss = plan_.last_stage() ? loss_ : std::nan("");
-  measurements_.record_iteration({step, time_s, loss, tokens / time_s});
+  measurements_.record_iteration({step, time_s, loss, tokens / time_s, host_busy_cpu_s()});
   if (progress_) progress_->end_step(time_s, loss, tokens / time_s);
 }
 
@@ -141,8 +153,11 @@ void Interpreter::execute(int i, const Op& op) {
     if (progress_) progress_->begin_op(ctx_.step, i);
     const double start = ctx_.cluster.now_s();
     PendingOp p;
+    double cpu_s = std::nan("");
     if (const auto* c = op.as<ComputeOp>()) {
+      const double cpu_start = thread_cpu_s();
       compute(i, *c);
+      cpu_s = thread_cpu_s() - cpu_start;
     } else if (const auto* s = op.as<SendOp>()) {
       p = transfers_.send(i, *s);
     } else if (const auto* r = op.as<RecvOp>()) {
@@ -159,7 +174,7 @@ void Interpreter::execute(int i, const Op& op) {
       pending_.add(i, std::move(p));
       if (!op.nonblocking) pending_.complete(i);
     } else {
-      measurements_.record_op({ctx_.step, i, start, ctx_.cluster.now_s(), op.as<WaitOp>() ? 0 : p.bytes});
+      measurements_.record_op({ctx_.step, i, start, ctx_.cluster.now_s(), op.as<WaitOp>() ? 0 : p.bytes, cpu_s});
     }
   } catch (const Error&) {
     throw;  // ours already name the rank and op (or are input errors)

@@ -32,15 +32,17 @@ void Measurements::write(const std::string& dir) const {
   std::filesystem::create_directories(dir);
   const auto ops_path = fmt::format("{}/ops.csv", dir);
   std::ofstream ops(ops_path);
-  ops << "rank,op,label,kind,start_s,end_s,bytes,step\n";
+  ops << "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s\n";
   for (const auto& r : ops_)
-    ops << fmt::format("{},{},{},{},{:.9f},{:.9f},{},{}\n", rank_, r.op, csv_quote(labels_.at(r.op)),
-                       kinds_.at(r.op), r.start_s, r.end_s, r.bytes < 0 ? "" : number(r.bytes), r.step);
+    ops << fmt::format("{},{},{},{},{:.9f},{:.9f},{},{},{}\n", rank_, r.op, csv_quote(labels_.at(r.op)),
+                       kinds_.at(r.op), r.start_s, r.end_s, r.bytes < 0 ? "" : number(r.bytes), r.step,
+                       number(r.cpu_s));
   const auto it_path = fmt::format("{}/iterations.csv", dir);
   std::ofstream its(it_path);
-  its << "step,time_s,loss,tokens_per_s\n";
+  its << "step,time_s,loss,tokens_per_s,host_busy_s\n";
   for (const auto& r : iterations_)
-    its << fmt::format("{},{:.9f},{},{}\n", r.step, r.time_s, number(r.loss), number(r.tokens_per_s));
+    its << fmt::format("{},{:.9f},{},{},{}\n", r.step, r.time_s, number(r.loss), number(r.tokens_per_s),
+                       number(r.host_busy_s));
   if (!ops || !its) throw Error(fmt::format("cannot write {} / {}", ops_path, it_path));
   if (dynamic_.empty()) return;
   const auto dyn_path = fmt::format("{}/dynamic.csv", dir);

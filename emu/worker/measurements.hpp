@@ -1,10 +1,11 @@
 #pragma once
 // Per-op and per-iteration measurements of one worker, written as CSV files the simulator's
-// results can be compared with (ops.csv: rank, op, label, kind, start_s, end_s, bytes, step;
-// iterations.csv: step, time_s, loss, tokens_per_s). Times are seconds since the run's common
+// results can be compared with (ops.csv: rank, op, label, kind, start_s, end_s, bytes, step, cpu_s;
+// iterations.csv: step, time_s, loss, tokens_per_s, host_busy_s). Times are seconds since the run's common
 // epoch (agreed through the store). Recording is a push_back into a reserved vector: the timing
 // overhead is two clock reads per op.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ struct OpRecord {
   double start_s = 0;
   double end_s = 0;
   double bytes = 0;  // bytes this rank sent for the op (-1: not countable, library collective)
+  // CPU time the worker's thread used in a Compute op (NaN for other ops). With one torch thread
+  // it is the op's uncontended duration: waits for data and sleeps use none, and when more ranks
+  // than cores compute at once the wall time stretches but this does not
+  // (docs/simulator-models.md, "host cores").
+  double cpu_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 // What a Dynamic op decided at run time (dynamic.csv: step, op, rule, round, members, decided_s):
@@ -35,6 +41,7 @@ struct IterationRecord {
   double time_s = 0;
   double loss = 0;  // NaN on ranks that do not compute the loss (not the last stage)
   double tokens_per_s = 0;
+  double host_busy_s = std::numeric_limits<double>::quiet_NaN();  // host_cpu.hpp, at the step's end
 };
 
 class Measurements {

@@ -92,6 +92,7 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   number("layer_end", true, 1, layers, end);
   number("sequences", false, 0, 1e12, e.sequences);
   number("median_s", true, 0, 1e9, e.median_s);
+  number("cpu_median_s", false, 0, 1e9, e.cpu_median_s);
   number("flops",
          !known_kind || e.kind == ComputeKind::other || e.kind == ComputeKind::outer_optimizer, 0,
          1e30, e.flops);
@@ -105,6 +106,14 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
     else
       for (const auto& v : j["samples_s"])
         if (v.is_number()) e.samples_s.push_back(v.get<double>());
+  }
+  if (j.contains("cpu_samples_s")) {
+    if (!j["cpu_samples_s"].is_array())
+      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("cpu_samples_s"),
+                                     j["cpu_samples_s"].dump()));
+    else
+      for (const auto& v : j["cpu_samples_s"])
+        if (v.is_number()) e.cpu_samples_s.push_back(v.get<double>());
   }
   e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
   if (problems.size() == before && e.layer_begin >= e.layer_end)
@@ -126,40 +135,61 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
       return e.kind == op.kind && e.stage == op.stage && e.layer_begin == op.layer_begin &&
              e.layer_end == op.layer_end && same(e.sequences, op.sequences);
     });
-    if (it == entries.end())
-      it = entries.insert(
-          entries.end(),
-          {op.kind, op.stage, op.layer_begin, op.layer_end, op.sequences, op.flops, 0, {}});
+    if (it == entries.end()) {
+      ProfileEntry e;
+      e.kind = op.kind, e.stage = op.stage, e.sequences = op.sequences, e.flops = op.flops;
+      e.layer_begin = op.layer_begin, e.layer_end = op.layer_end;
+      it = entries.insert(entries.end(), std::move(e));
+    }
     it->samples_s.push_back(s.seconds);
+    if (std::isfinite(s.cpu_seconds)) it->cpu_samples_s.push_back(s.cpu_seconds);
   }
-  for (auto& e : entries) e.median_s = median(e.samples_s);
+  for (auto& e : entries) {
+    e.median_s = median(e.samples_s);
+    // CPU times only when every execution has one (older workers wrote none).
+    if (e.cpu_samples_s.size() == e.samples_s.size()) e.cpu_median_s = median(e.cpu_samples_s);
+    else e.cpu_samples_s.clear();
+  }
   return entries;
 }
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
-                                 const std::string& device_profile) {
+                                 const std::string& device_profile, const ProfileHost* host) {
   json ops = json::array();
-  for (const auto& e : entries)
-    ops.push_back({{"kind", to_string(e.kind)},
-                   {"stage", e.stage},
-                   {"layer_begin", e.layer_begin},
-                   {"layer_end", e.layer_end},
-                   {"sequences", e.sequences},
-                   {"flops", e.flops},
-                   {"median_s", e.median_s},
-                   {"samples_s", e.samples_s}});
-  const json doc{{"format", "geotrain-compute-profile"},
-                 {"version", 1},
-                 {"model", model},
-                 {"device_profile", device_profile},
-                 {"ops", ops}};
+  for (const auto& e : entries) {
+    json op{{"kind", to_string(e.kind)},
+            {"stage", e.stage},
+            {"layer_begin", e.layer_begin},
+            {"layer_end", e.layer_end},
+            {"sequences", e.sequences},
+            {"flops", e.flops},
+            {"median_s", e.median_s},
+            {"samples_s", e.samples_s}};
+    if (e.has_cpu_time()) {
+      op["cpu_median_s"] = e.cpu_median_s;
+      op["cpu_samples_s"] = e.cpu_samples_s;
+    }
+    ops.push_back(std::move(op));
+  }
+  json doc{{"format", "geotrain-compute-profile"},
+           {"version", 1},
+           {"model", model},
+           {"device_profile", device_profile},
+           {"ops", ops}};
+  if (host)
+    doc["host"] = {{"cores", host->cores},
+                   {"span_s", host->span_s},
+                   {"busy_core_s", host->busy_core_s},
+                   {"compute_core_s", host->compute_core_s},
+                   {"background_cores", host->background_cores}};
   return doc.dump(1) + "\n";
 }
 
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
-                           const std::string& model, const std::string& device_profile) {
+                           const std::string& model, const std::string& device_profile,
+                           const ProfileHost* host) {
   std::ofstream out(path);
-  out << compute_profile_json(entries, model, device_profile);
+  out << compute_profile_json(entries, model, device_profile, host);
   if (!out) throw SystemError("write " + path, errno, "cannot write the compute profile");
 }
 
@@ -182,6 +212,27 @@ std::vector<ProfileEntry> read_compute_profile(const std::string& file, const Sc
     if (auto e = read_entry(doc["ops"][i], i, sc, file, problems)) entries.push_back(*e);
   if (!problems.empty()) throw InputError(problems);
   return entries;
+}
+
+std::optional<ProfileHost> read_profile_host(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open compute profile", path));
+  const json doc = json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("host")) return std::nullopt;
+  const json& h = doc["host"];
+  const auto field = [&](const char* key) {
+    if (!h.is_object() || !h.contains(key) || !h[key].is_number() || h[key].get<double>() < 0)
+      throw InputError(fmt::format("{}: host.{} = {}: expected a number >= 0", path, key,
+                                   h.is_object() && h.contains(key) ? h[key].dump() : "missing"));
+    return h[key].get<double>();
+  };
+  ProfileHost host;
+  host.cores = static_cast<int>(field("cores"));
+  host.span_s = field("span_s");
+  host.busy_core_s = field("busy_core_s");
+  host.compute_core_s = field("compute_core_s");
+  host.background_cores = field("background_cores");
+  return host;
 }
 
 }  // namespace geotrain

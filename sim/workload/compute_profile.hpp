@@ -13,6 +13,11 @@
 // sequences per op (0 or absent for the optimizer); flops optional when reading (derived from the
 // scenario's model for forward/backward/optimizer, required for other); median_s is what the
 // simulator uses, samples_s keeps the raw measurements. Times are for a device with slowdown 1.
+// Optional cpu_median_s / cpu_samples_s: the CPU time the worker's thread used in each execution
+// (the op's duration with a core to itself); the host-cores model (simulation.host_cores) runs
+// them on the emulation host's shared cores instead of using the wall times above.
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,12 +34,29 @@ struct ProfileEntry {
   double flops = 0;
   double median_s = 0;
   std::vector<double> samples_s;
+  double cpu_median_s = -1;  // -1: not measured
+  std::vector<double> cpu_samples_s;
+  bool has_cpu_time() const { return cpu_median_s >= 0; }
 };
 
 // One measured execution of a Compute op (what the emulator records).
 struct ProfileSample {
   ComputeOp op;
   double seconds = 0;
+  double cpu_seconds = std::nan("");  // NaN: not measured
+};
+
+// How busy the machine was while every rank shared it (geotrain emulate), over the measured
+// steps: "host": {"cores", "span_s", "busy_core_s", "compute_core_s", "background_cores"}.
+// background_cores = (busy - compute) / span: the CPUs taken by everything but Compute ops
+// (Gloo's threads, the delayer, the kernel's shaping), which the host-cores model leaves to
+// compute as cores - background_cores (docs/simulator-models.md).
+struct ProfileHost {
+  int cores = 0;
+  double span_s = 0;
+  double busy_core_s = 0;
+  double compute_core_s = 0;
+  double background_cores = 0;
 };
 
 // Groups samples by (kind, stage, layer range, sequences), in first-seen order; each entry gets
@@ -42,10 +64,13 @@ struct ProfileSample {
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples);
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
-                                 const std::string& device_profile);
+                                 const std::string& device_profile, const ProfileHost* host = nullptr);
 // Throws SystemError when the file cannot be written.
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
-                           const std::string& model, const std::string& device_profile);
+                           const std::string& model, const std::string& device_profile,
+                           const ProfileHost* host = nullptr);
+// The profile's "host" object, if it has one (throws InputError when it is malformed).
+std::optional<ProfileHost> read_profile_host(const std::string& path);
 
 // Reads and checks a profile against the scenario's model. Throws InputError listing every bad
 // field ("profile.json: ops[3].kind = "fwd": unknown kind (expected forward, ...)").

@@ -37,8 +37,8 @@ std::string write_rank_files(const Program& p, const Scenario& s, int steps, con
     const auto rd = fmt::format("{}/{}", dir, r);
     std::filesystem::create_directories(rd);
     std::ofstream ops(rd + "/ops.csv"), its(rd + "/iterations.csv");
-    ops << "rank,op,label,kind,start_s,end_s,bytes,step\n";
-    its << "step,time_s,loss,tokens_per_s\n";
+    ops << "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s\n";
+    its << "step,time_s,loss,tokens_per_s,host_busy_s\n";
     const auto& list = p.ranks[static_cast<std::size_t>(r)];
     bool loss = false;
     for (int step = 0; step < steps; ++step) {
@@ -47,10 +47,12 @@ std::string write_rank_files(const Program& p, const Scenario& s, int steps, con
         const double b = program_op_bytes(p, r, static_cast<int>(i), s.model.gradient_dtype);
         if (const auto* c = list[i].as<ComputeOp>(); c && c->layer_end == s.model.layers && c->kind == ComputeKind::forward)
           loss = true;
-        ops << fmt::format("{},{},\"{}\",k,{:.9f},{:.9f},{},{}\n", r, i, list[i].label, start,
-                           start + 0.004 * (r + 1), b, step);
+        ops << fmt::format("{},{},\"{}\",k,{:.9f},{:.9f},{},{},{}\n", r, i, list[i].label, start,
+                           start + 0.004 * (r + 1), b, step, list[i].as<ComputeOp>() ? "0.003" : "");
       }
-      its << fmt::format("{},{},{},1000\n", step, 0.5 + 0.1 * r + 0.01 * step, loss ? std::to_string(5.0 - step) : "");
+      // The machine's busy CPU seconds grow by 1.5 per step (the run's steps take about 1 s).
+      its << fmt::format("{},{},{},1000,{}\n", step, 0.5 + 0.1 * r + 0.01 * step, loss ? std::to_string(5.0 - step) : "",
+                         100 + 1.5 * step);
     }
   }
   return dir;
@@ -62,13 +64,13 @@ TEST_CASE("rank files: quoted labels, empty bytes and loss, bad rows named by li
   CHECK(results::split_csv_line(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
   const auto dir = (std::filesystem::temp_directory_path() / "geotrain-launch-test-files").string();
   std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step\n1,2,\"x, y\",send,0.5,0.75,,3\n";
+  std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s\n1,2,\"x, y\",send,0.5,0.75,,3,\n";
   const auto rows = read_rank_ops(dir + "/ops.csv");
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].label == "x, y");
   CHECK(rows[0].bytes == -1);
   CHECK(rows[0].step == 3);
-  std::ofstream(dir + "/iterations.csv") << "step,time_s,loss,tokens_per_s\n0,0.5,,100\n1,zz,1,1\n";
+  std::ofstream(dir + "/iterations.csv") << "step,time_s,loss,tokens_per_s,host_busy_s\n0,0.5,,100,\n1,zz,1,1,\n";
   CHECK_THROWS_WITH(read_rank_iterations(dir + "/iterations.csv"), Catch::Contains("iterations.csv:3"));
   CHECK_THROWS_AS(read_rank_ops(dir + "/missing.csv"), InputError);
 }
