@@ -26,6 +26,8 @@ void add_compare_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-model-effects{false}", o->model_effects,
                 "simulate without the rendezvous delay, buffered sends and TCP payload share (ablation)");
+  cmd->add_flag("--host-cores", o->host_cores,
+                "model the measured run's shared CPUs with its CPU times (default: its wall times, a device per rank)");
   cmd->callback([&action, o] {
     action = [o] {
       std::string dir;

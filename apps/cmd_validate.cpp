@@ -31,6 +31,7 @@ struct ValidateOptions {
   bool reuse = false;  // keep existing emulations (re-simulate and re-compare only)
   bool reuse_only = false;  // and skip the cases without one
   bool plots = true;
+  bool host_cores = false;  // compare --host-cores for every case
   int steps = 0;
 };
 
@@ -97,6 +98,7 @@ int run_validate(const ValidateOptions& o) {
     c.out = path_under(o.out, {file.stem().string()}, "--scenarios file").string();
     c.steps = o.steps;
     c.quiet = true;
+    c.host_cores = o.host_cores;
     if ((o.reuse || o.reuse_only) && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
     else if (o.reuse_only) continue;
     else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
@@ -136,6 +138,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
   cmd->add_flag("--reuse-only", o->reuse_only, "compare only the cases whose emulation is already there");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
+  cmd->add_flag("--host-cores", o->host_cores, "predict with the emulation host's shared cores (compare --host-cores)");
   cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });
 }
 

@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "apps/child_process.hpp"
 #include "sim/common/error.hpp"
 #include "sim/results/run_directory.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/workload/compute_profile.hpp"
 
 namespace fs = std::filesystem;
 
@@ -49,6 +51,12 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
   const std::string profile = fs::absolute(m.dir + "/compute_profile.json").string();
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
+  if (const int cores = modelled_host_cores(o, m); cores > 0) {
+    args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", cores)});
+    // What the emulator's own work took of the machine, as measured in the same run.
+    if (const auto host = read_profile_host(profile); host && host->background_cores < cores)
+      args.insert(args.end(), {"--set", fmt::format("simulation.host_background_cores={:.4f}", host->background_cores)});
+  }
   if (o.model_effects) {
     args.insert(args.end(), {"--set", "simulation.rendezvous=true"});
     args.insert(args.end(), {"--set", "simulation.buffered_sends=true"});
@@ -65,20 +73,53 @@ void write_manifest(const std::string& dir, const std::string& measured,
   j["measured_run"] = measured;
   j["measured_run_reused"] = !o.measured.empty();
   j["model_effects"] = o.model_effects;
+  j["host_cores"] = o.host_cores;
   j["predicted_from"] = "compute_profile.json of the measured run, the scenario's scaled network, "
                         "rendezvous, buffered sends and TCP payload efficiency when model_effects";
   j["simulate_commands"] = sims;
   std::ofstream(dir + "/compare_manifest.json") << j.dump(2) << "\n";
 }
 
+// True when every op of the run's compute_profile.json has a CPU time.
+bool profile_has_cpu_times(const std::string& dir) {
+  std::ifstream in(dir + "/compute_profile.json");
+  if (!in) return false;
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("ops") || !j["ops"].is_array() || j["ops"].empty()) return false;
+  for (const auto& op : j["ops"])
+    if (!op.is_object() || !op.contains("cpu_median_s")) return false;
+  return true;
+}
+
 }  // namespace
+
+int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m) {
+  if (!o.host_cores) return 0;
+  if (m.host_cores <= 0)
+    throw InputError(fmt::format("--host-cores: {}/summary.json has no host_cores (expected a run of "
+                                 "geotrain emulate, whose ranks share one machine)", m.dir));
+  // Thread CPU time is an op's work only when torch runs it on that one thread.
+  if (m.torch_threads != 1)
+    throw InputError(fmt::format("--host-cores: {} ran {} torch threads per worker (expected 1: a "
+                                 "thread's CPU time is then the op's work)", m.dir, m.torch_threads));
+  if (!profile_has_cpu_times(m.dir))
+    throw InputError(fmt::format("--host-cores: {}/compute_profile.json has no CPU times (expected "
+                                 "cpu_median_s on every op; re-run the emulation)", m.dir));
+  return m.host_cores;
+}
 
 compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const Scenario s = load_scenario(o.scenario, o.sets);
+  // A reused run is read, and its host cores checked, before anything is written.
+  std::optional<compare::RunFiles> reused;
+  if (!o.measured.empty()) {
+    reused = compare::read_measured_run(o.measured);
+    modelled_host_cores(o, *reused);
+  }
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured = o.measured.empty() ? emulate(o, dir) : o.measured;
-  const compare::RunFiles m = compare::read_measured_run(measured);
+  const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
   std::vector<compare::RunFiles> predicted;
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);

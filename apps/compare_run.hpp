@@ -3,7 +3,8 @@
 // scenario, simulate the same scenario with what that run measured, compare.
 //
 // What the prediction may use (and nothing else; never the measured iteration times):
-// - the compute profile of the run (compute_profile.json: median duration per compute op kind),
+// - the compute profile of the run (compute_profile.json: median duration per compute op kind,
+//   or with host cores its CPU time, run on as many shared cores as the run's machine had),
 // - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
 //   delay_scale),
 // - known effects of the stack, measured once on this emulator and not per run
@@ -29,8 +30,16 @@ struct CompareOptions {
   int steps = 0;                   // emulate --steps (0 = training.steps)
   int sim_iterations = 0;  // 0: as many as the measured run
   bool model_effects = true;       // rendezvous + payload efficiency (off: ablation)
+  // Host cores (docs/simulator-models.md): model the measured run's shared CPUs with its
+  // CPU times instead of using its wall times with a device per rank (the default, which was
+  // the more accurate of the two on this project's runs).
+  bool host_cores = false;
   bool quiet = false;              // emulation output to a log file instead of the terminal
 };
+
+// The host cores compare models for measured run `m`: 0 without CompareOptions::host_cores;
+// else the run's, or an InputError saying why the run cannot be modelled so.
+int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m);
 
 // Runs everything and writes comparison.json/.csv, ops_<model>.csv and compare_manifest.json
 // into the comparison directory; returns the comparison.

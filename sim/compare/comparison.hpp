@@ -26,6 +26,8 @@ struct RunFiles {
   std::vector<results::OpRecord> ops;
   std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
   std::string executor;     // measured: "emu" (geotrain emulate) or "real" (geotrain real run)
+  int host_cores = 0;       // measured: CPUs all ranks shared (emulate); 0: unknown or one machine each
+  int torch_threads = 0;    // measured: torch threads per worker; 0: unknown
 };
 
 // Both sides are compared on the same statistic: the median over the iterations after the

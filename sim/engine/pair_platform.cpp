@@ -9,11 +9,13 @@ namespace sg4 = simgrid::s4u;
 namespace geotrain::engine {
 
 namespace {
-// Compute is modelled as sleeps of ComputeModel::seconds, so host speed is never used.
+// Compute is modelled as sleeps of ComputeModel::seconds (or runs on the shared host), so the
+// devices' host speed is never used.
 constexpr double kHostSpeed = 1e9;
 }  // namespace
 
-Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles) {
+Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles,
+                             const PlatformOptions& options) {
   const int n = network.device_count();
   Platform p;
   p.kind = PlatformKind::pairs;
@@ -36,6 +38,7 @@ Platform build_pair_platform(const Topology& network, BandwidthProfiles& profile
                       nullptr, {sg4::LinkInRoute(link)}, false);
     }
   }
+  p.shared_cpu = add_shared_cpu(zone, options);
   zone->seal();
   return p;
 }

@@ -22,6 +22,7 @@
 
 namespace simgrid::s4u {
 class Host;
+class NetZone;
 }
 
 namespace geotrain::engine {
@@ -31,11 +32,20 @@ const char* to_string(PlatformKind k);
 
 struct PlatformOptions {
   int pair_links_max_devices = 256;
+  // simulation.host_cores: > 0 adds one host with that many cores on which every rank's compute
+  // runs (the emulator's single machine, docs/simulator-models.md "host cores").
+  int shared_cores = 0;
+  double background_cores = 0;  // of those, kept busy by other work: each core runs at 1 - b / n
 };
+
+// Speed of a core of the shared host: a Compute op of t CPU seconds is an execution of
+// t x kCoreFlops on it (any unit works; this one keeps SimGrid's work precision far below 1 us).
+constexpr double kCoreFlops = 1e9;
 
 struct Platform {
   PlatformKind kind = PlatformKind::pairs;
   std::vector<simgrid::s4u::Host*> host_of_device;
+  simgrid::s4u::Host* shared_cpu = nullptr;  // set when PlatformOptions::shared_cores > 0
   std::vector<std::string> warnings;  // approximations the builder had to make
   std::vector<AppliedBandwidthChange> bandwidth_changes;  // network.bandwidth_changes as applied
 };
@@ -48,8 +58,15 @@ PlatformKind choose_platform(const Topology& network, const PlatformOptions& opt
 Platform build_platform(const Topology& network, const PlatformOptions& options,
                         const BandwidthSchedule& changes = {});
 
-// The two builders (pair_platform.cpp, region_platform.cpp).
-Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles);
-Platform build_region_platform(const Topology& network, BandwidthProfiles& profiles);
+// The two builders (pair_platform.cpp, region_platform.cpp); both add the shared host to their
+// top zone.
+Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles, const PlatformOptions& options);
+Platform build_region_platform(const Topology& network, BandwidthProfiles& profiles, const PlatformOptions& options);
+
+// The shared host of PlatformOptions::shared_cores in `zone` (unsealed), or nullptr for 0: a
+// background load of b cores slows every core to 1 - b / n of its speed (spread evenly); a
+// sequential execution uses one core at most, and more executions than cores share them equally
+// (SimGrid's CPU model), as ranks' threads do under the Linux scheduler.
+simgrid::s4u::Host* add_shared_cpu(simgrid::s4u::NetZone* zone, const PlatformOptions& options);
 
 }  // namespace geotrain::engine

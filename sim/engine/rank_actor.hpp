@@ -1,6 +1,8 @@
 #pragma once
 // One SimGrid actor per Program rank, interpreting its ops in order for every iteration:
-//  Compute    -> sleep for ComputeModel::seconds (compute never shares a device here)
+//  Compute    -> sleep for ComputeModel::seconds (compute never shares a device here), or, with
+//                simulation.host_cores, an execution of that many CPU seconds on the shared
+//                host, whose cores all ranks' computations share
 //  Send       -> queued on the rank's FIFO lane to that peer (blocking: waits for delivery)
 //  Recv       -> every receive is pre-posted when the rank starts, so a sender never waits for
 //                its receiver to reach the op (pipelines overlap as with pre-posted NCCL/Gloo

@@ -55,7 +55,8 @@ void add_wan_links(const Topology& net, const std::vector<RegionZone>& zones,
 
 }  // namespace
 
-Platform build_region_platform(const Topology& net, BandwidthProfiles& profiles) {
+Platform build_region_platform(const Topology& net, BandwidthProfiles& profiles,
+                               const PlatformOptions& options) {
   const int n = net.device_count();
   const int r = net.region_count();
   Platform p;
@@ -88,6 +89,7 @@ Platform build_region_platform(const Topology& net, BandwidthProfiles& profiles)
   }
   for (auto& z : zones) z.zone->seal();
   add_wan_links(net, zones, members, root, p, profiles);
+  p.shared_cpu = add_shared_cpu(root, options);
   root->seal();
   return p;
 }

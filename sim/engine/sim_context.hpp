@@ -53,6 +53,8 @@ class SimContext {
   double compute_seconds(const ComputeOp& op, int rank) const;
 
   simgrid::s4u::Host* host_of_rank(int rank) const;
+  // The emulation host's cores every rank computes on (simulation.host_cores), or nullptr.
+  simgrid::s4u::Host* shared_cpu() const { return platform_.shared_cpu; }
   int device_of_rank(int rank) const { return program_.device_of_rank[static_cast<std::size_t>(rank)]; }
   // Position of `rank` in `group` (its index in Group::ranks).
   int position(GroupId group, int rank);

@@ -97,7 +97,10 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   sg4::Engine engine(&argc, argv.data());
   // The same resolution of network.bandwidth_changes the emulator applies.
   const BandwidthSchedule changes = resolve_bandwidth_schedule(scenario);
-  SimContext ctx(program, settings, compute, build_platform(network, options.platform, changes));
+  PlatformOptions platform_options = options.platform;
+  platform_options.shared_cores = scenario.simulation.host_cores;
+  platform_options.background_cores = scenario.simulation.host_background_cores;
+  SimContext ctx(program, settings, compute, build_platform(network, platform_options, changes));
   for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);
   for (int r = 0; r < program.world_size; ++r)
     sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));

@@ -4,7 +4,8 @@
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, rendezvous: false, buffered_sends: false,
-//                payload_efficiency: 1}
+//                payload_efficiency: 1, host_cores: 0,
+//                host_background_cores: 0}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
 //                torch_threads: 1, collectives: p2p | gloo,
 //                congestion_control: reno | bbr}
@@ -73,6 +74,13 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
     if (!sim.compute_profile.empty() && !std::filesystem::exists(sim.compute_profile))
       ctx.diag.error(s.line_of("compute_profile"), "simulation.compute_profile", *f,
                      fmt::format("no such file ({})", sim.compute_profile));
+  }
+  if (auto c = s.integer("host_cores", 0, 4096)) sim.host_cores = static_cast<int>(*c);
+  if (auto b = s.number("host_background_cores", 0, 4096)) {
+    sim.host_background_cores = *b;
+    if (*b >= sim.host_cores && sim.host_cores > 0)
+      ctx.diag.error(s.line_of("host_background_cores"), "simulation.host_background_cores",
+                     fmt::format("{}", *b), fmt::format("expected fewer than host_cores ({})", sim.host_cores));
   }
   if (auto a = s.integer("aggregate_collectives_above", 2, 100'000'000))
     sim.aggregate_collectives_above = static_cast<int>(*a);

@@ -77,6 +77,13 @@ struct SimulationSpec {
   NetworkModel network_model = NetworkModel::flow;
   int iterations = 1;
   std::string compute_profile;  // measured per-op profile file (absolute path), empty = device model
+  // > 0: all ranks compute on one host with this many cores (the emulator's machine); the
+  // profile's CPU times are the work, shared by the ranks computing at once. 0: every rank has
+  // its own device (docs/simulator-models.md, "host cores").
+  int host_cores = 0;
+  // Of those cores, how many the emulator's own work kept busy on average (Gloo's threads, the
+  // delayer, the kernel's shaping: compute_profile.json "host"); compute gets the rest.
+  double host_background_cores = 0;
   int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
   // Effects of the real stack the emulator runs on (docs/simulator-models.md); `geotrain compare` turns
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one

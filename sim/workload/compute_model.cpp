@@ -5,6 +5,7 @@
 // Lookup for an op: (1) an entry of the same kind, layer range and sequences -> its median;
 // (2) else the entry of the same kind nearest in flop (|log ratio|), scaled by the flop ratio;
 // (3) else the device model.
+// With simulation.host_cores the profile's CPU times replace its wall times (use_cpu_times).
 //
 // Device model: forward/backward take flops / (peak for the model dtype x efficiency).
 // The optimizer and `other` ops (gradient averaging) are element-wise over fp32 buffers, hence
@@ -17,6 +18,9 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "sim/common/error.hpp"
 #include "sim/workload/compute_profile.hpp"
 
 namespace geotrain {
@@ -68,6 +72,21 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
   impl_->scenario = scenario;
   if (!scenario.simulation.compute_profile.empty())
     impl_->entries = read_compute_profile(scenario.simulation.compute_profile, scenario);
+  if (scenario.simulation.host_cores > 0) use_cpu_times(scenario.simulation.compute_profile);
+}
+
+// Host cores: an op's work is the CPU time its thread used, which does not grow when ranks
+// share cores (the wall time does; the engine recreates that from the shared host).
+void ComputeModel::use_cpu_times(const std::string& file) {
+  for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
+    ProfileEntry& e = impl_->entries[i];
+    if (!e.has_cpu_time())
+      throw InputError(fmt::format("{}: ops[{}] has no cpu_median_s (simulation.host_cores needs the "
+                                   "CPU times geotrain emulate records; re-run the emulation)",
+                                   file, i));
+    e.median_s = e.cpu_median_s;
+    e.samples_s = e.cpu_samples_s;
+  }
 }
 
 ComputeModel::~ComputeModel() = default;

@@ -4,6 +4,7 @@
 // (written by `geotrain emulate`, read via simulation.compute_profile). The file format is
 // documented next to the implementation (compute_model.cpp) and in sim/workload/README.md.
 #include <memory>
+#include <string>
 
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -20,6 +21,7 @@ class ComputeModel {
   double seconds(const ComputeOp& op, int device) const;
 
  private:
+  void use_cpu_times(const std::string& file);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
 
 #include "run_files.hpp"
 #include "tests/support/shell.hpp"
@@ -73,4 +75,35 @@ TEST_CASE("compare: Gloo's own all-reduce is predicted from its segments and win
   const double measured = in_collective(j["measured"]["split"]);
   const double predicted = in_collective(j["predicted"][0]["split"]);
   CHECK(predicted == Approx(measured).epsilon(0.2));
+}
+
+TEST_CASE("compare --host-cores refuses a run it cannot model that way, naming what is missing", "[compare]") {
+  const auto dir = test::temp_dir("cli_host_cores");
+  std::filesystem::create_directories(dir + "/run");
+  const std::string ops = test::ops_header() + test::op_line(0, 0, 0, "compute", false, 0, 1) +
+                          test::op_line(1, 0, 0, "compute", false, 0, 1);
+  test::write_file(dir + "/run/ops.csv", ops);
+  const auto compare = [&](const std::string& summary, const std::string& profile) {
+    test::write_file(dir + "/run/summary.json", summary);
+    test::write_file(dir + "/run/compute_profile.json", profile);
+    std::string out;
+    const int code = test::run_geotrain("compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --network-model flow "
+                                        "--host-cores --measured " + dir + "/run --out " + dir + "/cmp", out);
+    return std::make_pair(code, out);
+  };
+  const std::string wall_only = R"({"format": "geotrain-compute-profile", "ops": [{"kind": "forward", "layer_begin": 0,
+    "layer_end": 4, "sequences": 4, "median_s": 0.5}]})";
+  // A real run (no shared machine) has no host_cores.
+  auto [code, out] = compare(R"({"format": "geotrain-real-summary", "scenario": "s", "iterations": 1})", wall_only);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("has no host_cores"));
+  std::tie(code, out) = compare(R"({"format": "geotrain-emu-summary", "scenario": "s", "iterations": 1,
+    "host_cores": 2, "torch_threads": 4})", wall_only);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("ran 4 torch threads per worker"));
+  std::tie(code, out) = compare(R"({"format": "geotrain-emu-summary", "scenario": "s", "iterations": 1,
+    "host_cores": 2, "torch_threads": 1})", wall_only);
+  CHECK(code == 2);
+  CHECK_THAT(out, Catch::Contains("compute_profile.json has no CPU times"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp"));  // refused before anything was written
 }

@@ -125,3 +125,40 @@ TEST_CASE("measured samples summarize to medians, round-trip through the file",
   CHECK(model.seconds(f, 0) == 0.011);
   CHECK(model.seconds(b, 1) == Approx(0.050));
 }
+
+TEST_CASE("CPU times: summarized beside the wall times, and host cores use them", "[program][compute]") {
+  const Scenario s = with_devices("");
+  const ComputeOp f = forward_op(s.model, 0, 0, 0, 4, 8);
+  const ComputeOp b = backward_op(s.model, 0, 0, 0, 4, 8);
+  // Wall times stretched by sharing a core; CPU times are not. The backward op has one sample
+  // without a CPU time (an older worker), so it keeps none.
+  const std::vector<ProfileSample> samples{{f, 0.020, 0.010}, {f, 0.024, 0.012}, {f, 0.022, 0.011},
+                                           {b, 0.040, 0.020}, {b, 0.050}};
+  const auto entries = summarize_samples(samples);
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].has_cpu_time());
+  CHECK(entries[0].cpu_median_s == 0.011);
+  CHECK(entries[0].cpu_samples_s == std::vector<double>{0.010, 0.012, 0.011});
+  CHECK_FALSE(entries[1].has_cpu_time());
+  CHECK(entries[1].cpu_samples_s.empty());
+
+  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "cpu_times.json").string();
+  write_compute_profile(file, {entries[0]}, "gpt-tiny", "cpu");
+  const Scenario wall = with_devices("simulation: {compute_profile: " + file + "}\n");
+  const auto back = read_compute_profile(file, wall);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].cpu_median_s == 0.011);
+  CHECK(back[0].cpu_samples_s == entries[0].cpu_samples_s);
+  CHECK(ComputeModel(wall).seconds(f, 0) == 0.022);
+  const Scenario cores = with_devices("simulation: {compute_profile: " + file + ", host_cores: 2}\n");
+  CHECK(ComputeModel(cores).seconds(f, 0) == 0.011);
+  CHECK(ComputeModel(cores).seconds(f, 1) == Approx(0.022));  // the slowdown still applies
+
+  // Host cores with a profile that lacks CPU times: an error naming the file and the op.
+  const std::string old = (dir / "no_cpu_times.json").string();
+  write_compute_profile(old, {entries[1]}, "gpt-tiny", "cpu");
+  const Scenario old_cores = with_devices("simulation: {compute_profile: " + old + ", host_cores: 2}\n");
+  CHECK_THROWS_WITH(ComputeModel(old_cores), Contains("no_cpu_times.json: ops[0] has no cpu_median_s"));
+}
