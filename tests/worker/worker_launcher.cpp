@@ -153,7 +153,7 @@ std::map<std::pair<int, int>, double> read_op_bytes(const std::string& rank_dir)
   std::getline(in, line);
   std::map<std::pair<int, int>, double> bytes;
   while (std::getline(in, line)) {
-    const auto f = split_csv_line(line);  // rank,op,label,kind,start_s,end_s,bytes,step
+    const auto f = split_csv_line(line);  // rank,op,label,kind,start_s,end_s,bytes,step,cpu_s
     bytes[{std::stoi(f.at(7)), std::stoi(f.at(1))}] = f.at(6).empty() ? -1 : std::stod(f[6]);
   }
   return bytes;
