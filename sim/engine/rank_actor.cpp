@@ -56,7 +56,7 @@ void RankActor::run_op(int iteration, int index) {
   OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
   rec.start_s = now();
   if (const auto* c = op.as<ComputeOp>()) {
-    sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_) +
+    sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_, iteration, index) +
                                stragglers_.sleep_s(rank_, iteration, index, op));
     rec.end_s = now();
   } else if (const auto* s = op.as<SendOp>()) {

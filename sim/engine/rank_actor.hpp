@@ -1,6 +1,7 @@
 #pragma once
 // One SimGrid actor per Program rank, interpreting its ops in order for every iteration:
-//  Compute    -> sleep for ComputeModel::seconds (compute never shares a device here)
+//  Compute    -> sleep for ComputeModel::seconds at (rank, iteration, op index) (compute never
+//                shares a device here; the site keys a sampled compute time)
 //  Send       -> queued on the rank's FIFO lane to that peer (blocking: waits for delivery)
 //  Recv       -> every receive is pre-posted when the rank starts, so a sender never waits for
 //                its receiver to reach the op (pipelines overlap as with pre-posted NCCL/Gloo
