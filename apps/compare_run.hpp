@@ -3,7 +3,9 @@
 // scenario, simulate the same scenario with what that run measured, compare.
 //
 // What the prediction may use (and nothing else; never the measured iteration times):
-// - the compute profile of the run (compute_profile.json: median duration per compute op kind),
+// - the compute profile of the run (compute_profile.json: median duration per compute op kind,
+//   and its raw samples, which the simulation draws from (simulation.compute_variance: sampled)
+//   when the profile has them, so the predicted spread can be judged too),
 // - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
 //   delay_scale),
 // - known effects of the stack, measured once on this emulator and not per run
