@@ -47,7 +47,7 @@ struct ComputeModel::Impl {
   Scenario scenario;  // a copy: the model must not dangle when the caller's scenario goes
   std::vector<ProfileEntry> entries;
   std::vector<std::vector<double>> sorted_samples;  // by entry, ascending (sampled variance only)
-  std::optional<ComputeSampler> sampler;             // set under compute_variance: sampled
+  std::optional<ComputeSampler> sampler;            // set under compute_variance: sampled
 
   std::optional<ProfileMatch> match(const ComputeOp& op) const {
     std::optional<ProfileMatch> nearest;
@@ -102,7 +102,8 @@ ComputeModel& ComputeModel::operator=(ComputeModel&&) noexcept = default;
 double ComputeModel::seconds(const ComputeOp& op, int device) const {
   const Scenario& sc = impl_->scenario;
   const double slowdown = sc.devices.at(static_cast<std::size_t>(device)).slowdown;
-  if (auto m = impl_->match(op)) return impl_->scaled(op, *m, impl_->entries[m->entry].median_s) * slowdown;
+  if (auto m = impl_->match(op))
+    return impl_->scaled(op, *m, impl_->entries[m->entry].median_s) * slowdown;
   return impl_->modelled(op, sc.profile_of(device)) * slowdown;
 }
 
@@ -110,8 +111,7 @@ double ComputeModel::seconds(const ComputeOp& op, int device, const ComputeSite&
   if (!impl_->sampler) return seconds(op, device);
   const auto m = impl_->match(op);
   if (!m) return seconds(op, device);  // the device model has no spread to draw from
-  const double slowdown =
-      impl_->scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
+  const double slowdown = impl_->scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
   const double drawn = impl_->sampler->seconds(impl_->sorted_samples[m->entry],
                                                impl_->entries[m->entry].median_s, site);
   return impl_->scaled(op, *m, drawn) * slowdown;

@@ -21,7 +21,8 @@ namespace {
 Scenario sampled_scenario(const std::string& profile, const std::string& variance, int seed = 1) {
   const std::string text = fmt::format(
       "seed: {}\n"
-      "devices: {{count: 2, profile: V100, regions: [lab], overrides: [{{ids: [1], slowdown: 3}}]}}\n"
+      "devices: {{count: 2, profile: V100, regions: [lab], overrides: [{{ids: [1], slowdown: "
+      "3}}]}}\n"
       "network: {{regions: {{intra: {{delay: 5ms, bandwidth: 2Gbps}}}}}}\n"
       "model: {{preset: gpt-tiny}}\n"
       "strategy: {{name: ddp-allreduce}}\n"

@@ -2,11 +2,10 @@
 // sleeps the interpolated quantile of its profile samples at its own draw, so a 1-rank run's
 // iteration i takes exactly quantile({0.1, 0.2, 0.3}, u_i), and two ranks meeting in a 0-byte
 // all-reduce on 0-latency links take the larger of their two draws.
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
@@ -75,9 +74,10 @@ ChildRun run(const Scenario& s, const Program& p) {
   const ComputeModel model(s);
   engine::SimulationOptions o;
   o.iterations = kIterations;
-  return simulate_in_child(s, p, o, [&model](const ComputeOp& op, int device, const ComputeSite& site) {
-    return model.seconds(op, device, site);
-  });
+  return simulate_in_child(s, p, o,
+                           [&model](const ComputeOp& op, int device, const ComputeSite& site) {
+                             return model.seconds(op, device, site);
+                           });
 }
 
 // quantile(samples, u) for the draw of (rank, iteration, op 0).
@@ -142,7 +142,8 @@ TEST_CASE("sampled compute: two ranks meeting in a 0-byte all-reduce take the la
   CHECK(rank1_slower < kIterations);
 }
 
-TEST_CASE("median compute: every iteration takes the profile's median", "[sim][closed-form][compute-variance]") {
+TEST_CASE("median compute: every iteration takes the profile's median",
+          "[sim][closed-form][compute-variance]") {
   const auto r = run(scenario(2, ComputeVariance::median, 9), program(2));
   INFO(r.error);
   REQUIRE(r.ok);
