@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -40,16 +41,43 @@ int simulated_iterations(const CompareOptions& o, const compare::RunFiles& m) {
   return std::max(1, m.warmup + static_cast<int>(m.iterations.size()));
 }
 
-// The simulate arguments for one network model: the measured compute profile and the known
-// stack effects; the network stays the scenario's.
+std::string profile_of(const compare::RunFiles& m) {
+  return fs::absolute(m.dir + "/compute_profile.json").string();
+}
+
+// Whether the measured run's compute profile keeps its raw samples (a profile may hold medians
+// only), i.e. whether the prediction can draw its compute times from them.
+bool profile_has_samples(const compare::RunFiles& m, const Scenario& s) {
+  if (!fs::exists(profile_of(m))) return false;
+  const auto entries = read_compute_profile(profile_of(m), s);
+  return std::any_of(entries.begin(), entries.end(),
+                     [](const ProfileEntry& e) { return !e.samples_s.empty(); });
+}
+
+// What the simulations run with: the last `--set simulation.compute_variance=...` of the user's,
+// else sampled when the profile has samples (compare's own setting comes before the user's).
+std::string compute_variance(const CompareOptions& o, bool has_samples) {
+  const std::string key = "simulation.compute_variance=";
+  std::string variance = has_samples ? "sampled" : "median";
+  for (const auto& s : o.sets)
+    if (s.rfind(key, 0) == 0) variance = s.substr(key.size());
+  return variance;
+}
+
+// The simulate arguments for one network model: the measured compute profile (its samples drawn
+// from when it has them, so the prediction has a spread to judge) and the known stack effects;
+// the network stays the scenario's.
 std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
-                                       const std::string& model, const std::string& out) {
+                                       const std::string& model, const std::string& out,
+                                       bool sampled_compute) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(simulated_iterations(o, m))};
+  // Before the user's --set, so `--set simulation.compute_variance=median` can turn it off.
+  if (sampled_compute) args.insert(args.end(), {"--set", "simulation.compute_variance=sampled"});
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
   // Model the collectives the measured run used (emulate --collectives may override the scenario).
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
-  const std::string profile = fs::absolute(m.dir + "/compute_profile.json").string();
+  const std::string profile = profile_of(m);
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
   if (const int cores = modelled_host_cores(o, m); cores > 0) {
     args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", cores)});
@@ -66,7 +94,8 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
 }
 
 void write_manifest(const std::string& dir, const std::string& measured,
-                    const std::vector<std::vector<std::string>>& sims, const CompareOptions& o) {
+                    const std::vector<std::vector<std::string>>& sims, const CompareOptions& o,
+                    const std::string& variance) {
   nlohmann::ordered_json j;
   j["format"] = "geotrain-compare-manifest";
   j["scenario"] = o.scenario;
@@ -74,8 +103,11 @@ void write_manifest(const std::string& dir, const std::string& measured,
   j["measured_run_reused"] = !o.measured.empty();
   j["model_effects"] = o.model_effects;
   j["host_cores"] = o.host_cores;
-  j["predicted_from"] = "compute_profile.json of the measured run, the scenario's scaled network, "
-                        "rendezvous, buffered sends and TCP payload efficiency when model_effects";
+  j["compute_variance"] = variance;
+  j["predicted_from"] = "compute_profile.json of the measured run (its samples when compute_variance "
+                        "is sampled, else its medians; its CPU times on shared cores with host_cores), "
+                        "the scenario's scaled network, rendezvous, buffered sends and TCP payload "
+                        "efficiency when model_effects";
   j["simulate_commands"] = sims;
   std::ofstream(dir + "/compare_manifest.json") << j.dump(2) << "\n";
 }
@@ -123,17 +155,18 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   std::vector<compare::RunFiles> predicted;
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
+  const bool sampled_compute = profile_has_samples(m, s);
   for (const auto& model : models) {
     const std::string out = dir + "/sim_" + model;
     if (fs::exists(out)) fs::remove_all(out);  // a re-comparison replaces its own predictions
-    auto args = simulate_args(o, m, model, out);
+    auto args = simulate_args(o, m, model, out, sampled_compute);
     run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
     commands.push_back(args);
     predicted.push_back(compare::read_predicted_run(out, m.warmup));
   }
   auto c = compare::compare_runs(m, predicted, models);
   compare::write_comparison(c, dir);
-  write_manifest(dir, measured, commands, o);
+  write_manifest(dir, measured, commands, o, compute_variance(o, sampled_compute));
   dir_out = dir;
   return c;
 }

@@ -4,7 +4,9 @@
 //
 // What the prediction may use (and nothing else; never the measured iteration times):
 // - the compute profile of the run (compute_profile.json: median duration per compute op kind,
-//   or with host cores its CPU time, run on as many shared cores as the run's machine had),
+//   and its raw samples, which the simulation draws from (simulation.compute_variance: sampled)
+//   when the profile has them, so the predicted spread can be judged too; with --host-cores its
+//   CPU times instead, run on as many shared cores as the run's machine had),
 // - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
 //   delay_scale),
 // - known effects of the stack, measured once on this emulator and not per run

@@ -97,6 +97,9 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
     m.error_pct = error_pct(m.predicted_s, c.measured_s);
     m.predicted_mean_s = mean(p.iteration_times_s);
     m.mean_error_pct = error_pct(m.predicted_mean_s, c.measured_mean_s);
+    m.predicted_p10_s = quantile(p.iteration_times_s, 0.1);
+    m.predicted_p90_s = quantile(p.iteration_times_s, 0.9);
+    m.p90_error_pct = error_pct(m.predicted_p90_s, c.measured_p90_s);
     m.split = attribute(p.ops, p.iterations, p.iteration_time_s);
     m.ops = match_ops(p.ops, p.iterations, measured.ops, measured.iterations);
     m.difference_by_kind_s = difference_by_kind(m.ops);
@@ -109,7 +112,8 @@ std::string comparison_csv_header() {
   return "scenario,strategy,world_size,network_model,measured_s,measured_min_s,measured_max_s,"
          "predicted_s,error_pct,compute_measured_s,compute_predicted_s,communication_measured_s,"
          "communication_predicted_s,waiting_measured_s,waiting_predicted_s,other_measured_s,"
-         "other_predicted_s,measured_mean_s,predicted_mean_s,mean_error_pct";
+         "other_predicted_s,measured_mean_s,predicted_mean_s,mean_error_pct,p10_measured_s,"
+         "p10_predicted_s,p90_measured_s,p90_predicted_s,p90_error_pct";
 }
 
 std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_fields) {
@@ -118,12 +122,14 @@ std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_f
   for (const auto& m : c.models)
     out += prefix_fields +
            fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},"
-                       "{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f}\n",
+                       "{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},"
+                       "{:.6f},{:.3f}\n",
                        c.scenario, c.strategy, c.world_size, m.network_model, c.measured_s,
                        c.measured_min_s, c.measured_max_s, m.predicted_s, m.error_pct, ms.compute_s,
                        m.split.compute_s, ms.communication_s, m.split.communication_s, ms.waiting_s,
                        m.split.waiting_s, ms.other_s, m.split.other_s, c.measured_mean_s,
-                       m.predicted_mean_s, m.mean_error_pct);
+                       m.predicted_mean_s, m.mean_error_pct, c.measured_p10_s, m.predicted_p10_s,
+                       c.measured_p90_s, m.predicted_p90_s, m.p90_error_pct);
   return out;
 }
 
@@ -167,6 +173,8 @@ void write_comparison(const Comparison& c, const std::string& dir) {
     models.push_back({{"network_model", m.network_model}, {"dir", m.dir},
                       {"iteration_time_s", m.predicted_s}, {"error_pct", m.error_pct},
                       {"mean_iteration_time_s", m.predicted_mean_s}, {"mean_error_pct", m.mean_error_pct},
+                      {"p10_s", m.predicted_p10_s}, {"p90_s", m.predicted_p90_s},
+                      {"p90_error_pct", m.p90_error_pct},
                       {"split", split_json(m.split)},
                       {"blocking_op_difference_by_kind_s", diff},
                       {"ops", m.ops.size()}, {"ops_matched", matched},
@@ -194,6 +202,11 @@ std::string comparison_table(const Comparison& c) {
   out += fmt::format("  mean of the same intervals: measured {:.4f} s", c.measured_mean_s);
   for (const auto& m : c.models)
     out += fmt::format(", {} {:.4f} s ({:+.1f}%)", m.network_model, m.predicted_mean_s, m.mean_error_pct);
+  out += "\n";
+  out += fmt::format("  spread p10 .. p90: measured {:.4f} .. {:.4f} s", c.measured_p10_s, c.measured_p90_s);
+  for (const auto& m : c.models)
+    out += fmt::format(", {} {:.4f} .. {:.4f} s (p90 {:+.1f}%)", m.network_model, m.predicted_p10_s,
+                       m.predicted_p90_s, m.p90_error_pct);
   out += "\n";
   out += "  (seconds per rank and iteration; waiting = blocked until a peer arrived; other = gaps "
          "and time after the rank's last op)\n";

@@ -50,6 +50,10 @@ struct ModelComparison {
   // (AD-PSGD rounds with and without a long-haul pair) jumps between them.
   double predicted_mean_s = 0;
   double mean_error_pct = 0;
+  // The spread of the same intervals (interpolated p10 / p90): how far the prediction's
+  // iterations scatter (under simulation.compute_variance: sampled) against the measured ones.
+  double predicted_p10_s = 0, predicted_p90_s = 0;
+  double p90_error_pct = 0;
   Split split;
   std::map<std::string, double> difference_by_kind_s;  // per iteration, summed over ranks
   std::vector<OpDiff> ops;
@@ -78,7 +82,8 @@ void write_comparison(const Comparison& c, const std::string& dir);
 // The one-line-per-model table `geotrain compare` prints.
 std::string comparison_table(const Comparison& c);
 
-// Rows of comparison.csv (header first), also the rows of the validation summary.
+// Rows of comparison.csv (header first), also the rows of the validation summary. New columns
+// go at the end, so readers by column name or position of older files keep working.
 std::string comparison_csv_header();
 std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_fields = "");
 

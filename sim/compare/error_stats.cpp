@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/common/quantile.hpp"
+
 namespace geotrain::compare {
 
 double error_pct(double predicted, double measured) {
@@ -10,12 +12,8 @@ double error_pct(double predicted, double measured) {
 }
 
 double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  return sorted_quantile(v, q);
 }
 
 double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }

@@ -56,14 +56,14 @@ void RankActor::run_op(int iteration, int index) {
   OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
   rec.start_s = now();
   if (const auto* c = op.as<ComputeOp>()) {
+    const double seconds = ctx_.compute_seconds(*c, rank_, iteration, index);
     if (auto* cpu = ctx_.shared_cpu()) {
       // Host cores: the straggler sleep uses no CPU; the op's CPU time runs on the shared cores.
       if (const double sleep = stragglers_.sleep_s(rank_, iteration, index, op); sleep > 0)
         sg4::this_actor::sleep_for(sleep);
-      sg4::this_actor::exec_init(ctx_.compute_seconds(*c, rank_) * kCoreFlops)->set_host(cpu)->wait();
+      sg4::this_actor::exec_init(seconds * kCoreFlops)->set_host(cpu)->wait();
     } else {
-      sg4::this_actor::sleep_for(ctx_.compute_seconds(*c, rank_) +
-                                 stragglers_.sleep_s(rank_, iteration, index, op));
+      sg4::this_actor::sleep_for(seconds + stragglers_.sleep_s(rank_, iteration, index, op));
     }
     rec.end_s = now();
   } else if (const auto* s = op.as<SendOp>()) {

@@ -1,6 +1,7 @@
 #pragma once
 // One SimGrid actor per Program rank, interpreting its ops in order for every iteration:
-//  Compute    -> sleep for ComputeModel::seconds (compute never shares a device here), or, with
+//  Compute    -> sleep for ComputeModel::seconds at (rank, iteration, op index) (compute never
+//                shares a device here; the site keys a sampled compute time), or, with
 //                simulation.host_cores, an execution of that many CPU seconds on the shared
 //                host, whose cores all ranks' computations share
 //  Send       -> queued on the rank's FIFO lane to that peer (blocking: waits for delivery)

@@ -51,8 +51,8 @@ bool SimContext::collectives_inline(int rank, GroupId group) const {
   return std::find(groups.begin(), groups.end(), group) == groups.end();
 }
 
-double SimContext::compute_seconds(const ComputeOp& op, int rank) const {
-  return compute_(op, device_of_rank(rank));
+double SimContext::compute_seconds(const ComputeOp& op, int rank, int iteration, int op_index) const {
+  return compute_(op, device_of_rank(rank), ComputeSite{rank, iteration, op_index});
 }
 
 sg4::Host* SimContext::host_of_rank(int rank) const {

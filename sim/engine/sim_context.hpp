@@ -17,6 +17,7 @@
 #include "sim/engine/route_table.hpp"
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/compute_sampler.hpp"
 
 namespace simgrid::s4u {
 class Mailbox;
@@ -24,8 +25,9 @@ class Mailbox;
 
 namespace geotrain::engine {
 
-// Seconds a compute op takes on a device (ComputeModel::seconds in production, a formula in tests).
-using ComputeSeconds = std::function<double(const ComputeOp&, int device)>;
+// Seconds a compute op takes on a device at one execution (ComputeModel::seconds in production,
+// a formula in tests); the site keys a sampled draw (simulation.compute_variance).
+using ComputeSeconds = std::function<double(const ComputeOp&, int device, const ComputeSite& site)>;
 
 struct EngineSettings {
   int iterations = 1;
@@ -50,7 +52,7 @@ class SimContext {
 
   const Program& program() const { return program_; }
   const EngineSettings& settings() const { return settings_; }
-  double compute_seconds(const ComputeOp& op, int rank) const;
+  double compute_seconds(const ComputeOp& op, int rank, int iteration, int op_index) const;
 
   simgrid::s4u::Host* host_of_rank(int rank) const;
   // The emulation host's cores every rank computes on (simulation.host_cores), or nullptr.

@@ -9,7 +9,9 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
                           const SimulationOptions& options) {
   const ComputeModel model(scenario);
   return simulate(scenario, program, options,
-                  [&model](const ComputeOp& op, int device) { return model.seconds(op, device); });
+                  [&model](const ComputeOp& op, int device, const ComputeSite& site) {
+                    return model.seconds(op, device, site);
+                  });
 }
 
 }  // namespace geotrain::engine

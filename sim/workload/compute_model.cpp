@@ -6,6 +6,8 @@
 // (2) else the entry of the same kind nearest in flop (|log ratio|), scaled by the flop ratio;
 // (3) else the device model.
 // With simulation.host_cores the profile's CPU times replace its wall times (use_cpu_times).
+// compute_variance: sampled replaces the entry's median by a draw from its samples
+// (compute_sampler.hpp); the flop ratio and the slowdown apply to the draw alike.
 //
 // Device model: forward/backward take flops / (peak for the model dtype x efficiency).
 // The optimizer and `other` ops (gradient averaging) are element-wise over fp32 buffers, hence
@@ -13,6 +15,7 @@
 // max(memory_bytes / memory bandwidth, flops / (fp32 peak x efficiency)); the memory bandwidth
 // is a per-profile figure (kMemoryBandwidth below; unknown profiles: 0.06 byte per fp32 flop,
 // the V100's ratio). Every time is multiplied by the device's slowdown.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -38,24 +41,38 @@ bool same(double a, double b) {
 
 }  // namespace
 
+// The profile entry an op is timed by: its own (exact), or the nearest of its kind in flop.
+struct ProfileMatch {
+  std::size_t entry = 0;
+  bool exact = true;
+};
+
 struct ComputeModel::Impl {
   Scenario scenario;  // a copy: the model must not dangle when the caller's scenario goes
   std::vector<ProfileEntry> entries;
+  std::vector<std::vector<double>> sorted_samples;  // by entry, ascending (sampled variance only)
+  std::optional<ComputeSampler> sampler;            // set under compute_variance: sampled
 
-  std::optional<double> measured(const ComputeOp& op) const {
-    const ProfileEntry* nearest = nullptr;
+  std::optional<ProfileMatch> match(const ComputeOp& op) const {
+    std::optional<ProfileMatch> nearest;
     double best = std::numeric_limits<double>::infinity();
-    for (const auto& e : entries) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const ProfileEntry& e = entries[i];
       if (e.kind != op.kind) continue;
       if (e.layer_begin == op.layer_begin && e.layer_end == op.layer_end &&
           same(e.sequences, op.sequences))
-        return e.median_s;
+        return ProfileMatch{i, true};
       if (e.flops <= 0 || op.flops <= 0) continue;
       const double distance = std::abs(std::log(e.flops / op.flops));
-      if (distance < best) best = distance, nearest = &e;
+      if (distance < best) best = distance, nearest = ProfileMatch{i, false};
     }
-    if (!nearest) return std::nullopt;
-    return nearest->median_s * op.flops / nearest->flops;
+    return nearest;
+  }
+
+  // A time of the matched entry, scaled to the op by the flop ratio when not its own entry
+  // (written as before sampling existed, so median runs keep their bytes).
+  double scaled(const ComputeOp& op, const ProfileMatch& m, double entry_s) const {
+    return m.exact ? entry_s : entry_s * op.flops / entries[m.entry].flops;
   }
 
   double modelled(const ComputeOp& op, const DeviceProfile& p) const {
@@ -72,7 +89,16 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
   impl_->scenario = scenario;
   if (!scenario.simulation.compute_profile.empty())
     impl_->entries = read_compute_profile(scenario.simulation.compute_profile, scenario);
+  // CPU times first: a sampled run then draws from the CPU samples.
   if (scenario.simulation.host_cores > 0) use_cpu_times(scenario.simulation.compute_profile);
+  if (scenario.simulation.compute_variance == ComputeVariance::sampled) {
+    impl_->sampler.emplace(scenario.seed);
+    for (const auto& e : impl_->entries) {
+      auto sorted = e.samples_s;
+      std::sort(sorted.begin(), sorted.end());
+      impl_->sorted_samples.push_back(std::move(sorted));
+    }
+  }
 }
 
 // Host cores: an op's work is the CPU time its thread used, which does not grow when ranks
@@ -96,8 +122,19 @@ ComputeModel& ComputeModel::operator=(ComputeModel&&) noexcept = default;
 double ComputeModel::seconds(const ComputeOp& op, int device) const {
   const Scenario& sc = impl_->scenario;
   const double slowdown = sc.devices.at(static_cast<std::size_t>(device)).slowdown;
-  if (auto t = impl_->measured(op)) return *t * slowdown;
+  if (auto m = impl_->match(op))
+    return impl_->scaled(op, *m, impl_->entries[m->entry].median_s) * slowdown;
   return impl_->modelled(op, sc.profile_of(device)) * slowdown;
+}
+
+double ComputeModel::seconds(const ComputeOp& op, int device, const ComputeSite& site) const {
+  if (!impl_->sampler) return seconds(op, device);
+  const auto m = impl_->match(op);
+  if (!m) return seconds(op, device);  // the device model has no spread to draw from
+  const double slowdown = impl_->scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
+  const double drawn = impl_->sampler->seconds(impl_->sorted_samples[m->entry],
+                                               impl_->entries[m->entry].median_s, site);
+  return impl_->scaled(op, *m, drawn) * slowdown;
 }
 
 }  // namespace geotrain

@@ -3,11 +3,14 @@
 // model's dtype x efficiency) x the device's slowdown), or from a measured per-op profile file
 // (written by `geotrain emulate`, read via simulation.compute_profile). The file format is
 // documented next to the implementation (compute_model.cpp) and in sim/workload/README.md.
+// With simulation.compute_variance: sampled, a profiled op's time is drawn from its measured
+// samples per (rank, iteration, op index) instead (compute_sampler.hpp).
 #include <memory>
 #include <string>
 
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/compute_sampler.hpp"
 
 namespace geotrain {
 
@@ -18,7 +21,11 @@ class ComputeModel {
   ComputeModel(ComputeModel&&) noexcept;
   ComputeModel& operator=(ComputeModel&&) noexcept;
 
+  // The op's typical time: a profiled op's median, whatever compute_variance says.
   double seconds(const ComputeOp& op, int device) const;
+  // The op's time at one execution: under compute_variance: sampled a draw for `site` from the
+  // profile entry's samples, scaled as the median would be; otherwise seconds(op, device).
+  double seconds(const ComputeOp& op, int device, const ComputeSite& site) const;
 
  private:
   void use_cpu_times(const std::string& file);

@@ -36,6 +36,78 @@ TEST_CASE("plot refuses a folder that does not exist", "[compare]") {
   CHECK_THAT(out, Catch::Contains("not a directory"));
 }
 
+namespace {
+
+// A measured run without an emulation: the simulator's own ops.csv of ddp_ring_2 (4 iterations)
+// behind an emulator's summary.json, with `profile` as its compute profile (empty: none).
+std::string fake_measured_run(const std::string& dir, const std::string& profile_json) {
+  std::string out;
+  REQUIRE(test::run_geotrain("simulate " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --iterations 4 "
+                             "--no-trace --out " + dir + "/base", out) == 0);
+  const std::string run = dir + "/measured";
+  std::filesystem::create_directories(run);
+  std::filesystem::copy_file(dir + "/base/ops.csv", run + "/ops.csv");
+  test::write_file(run + "/summary.json",
+                   R"({"format": "geotrain-emu-summary", "scenario": "ddp_ring_2", "strategy": "ddp-allreduce",
+                       "world_size": 2, "warmup_iterations": 1, "iterations": 4, "iteration_time_s": 1})");
+  if (!profile_json.empty()) test::write_file(run + "/compute_profile.json", profile_json);
+  return run;
+}
+
+nlohmann::json compare_reusing(const std::string& dir, const std::string& measured, const std::string& extra) {
+  std::string out;
+  const int code = test::run_geotrain("compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --measured " +
+                                          measured + " --network-model flow --out " + dir + " " + extra, out);
+  INFO(out);
+  REQUIRE(code == 0);
+  return nlohmann::json::parse(std::ifstream(dir + "/comparison.json"));
+}
+
+// gpt-tiny's forward and backward over its 4 layers, measured with a wide spread.
+const char* kSampledProfile = R"({"format": "geotrain-compute-profile", "version": 1, "ops": [
+  {"kind": "forward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.1,
+   "samples_s": [0.05, 0.1, 0.3]},
+  {"kind": "backward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.2,
+   "samples_s": [0.1, 0.2, 0.6]}]})";
+
+}  // namespace
+
+TEST_CASE("compare draws compute times from a profile with samples and reports the predicted spread",
+          "[compare]") {
+  const auto dir = test::temp_dir("cli_sampled");
+  const std::string measured = fake_measured_run(dir, kSampledProfile);
+  const auto j = compare_reusing(dir + "/cmp", measured, "--sim-iterations 12");
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/cmp/compare_manifest.json"));
+  CHECK(manifest["compute_variance"] == "sampled");
+  CHECK(manifest["simulate_commands"][0].dump().find("simulation.compute_variance=sampled") != std::string::npos);
+  const auto& flow = j["predicted"][0];
+  CHECK(flow["p10_s"].get<double>() < flow["p90_s"].get<double>());
+  CHECK(flow["p10_s"].get<double>() <= flow["iteration_time_s"].get<double>());
+  CHECK(flow["iteration_time_s"].get<double>() <= flow["p90_s"].get<double>());
+  std::ifstream csv(dir + "/cmp/comparison.csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK_THAT(header, Catch::EndsWith(",mean_error_pct,p10_measured_s,p10_predicted_s,p90_measured_s,"
+                                     "p90_predicted_s,p90_error_pct"));
+  // The user's --set comes after compare's own: the ablation with medians has no compute spread.
+  const auto median = compare_reusing(dir + "/cmp_median", measured,
+                                      "--sim-iterations 12 --set simulation.compute_variance=median");
+  CHECK(nlohmann::json::parse(std::ifstream(dir + "/cmp_median/compare_manifest.json"))["compute_variance"] ==
+        "median");
+  const auto& m = median["predicted"][0];
+  CHECK(m["p90_s"].get<double>() == Approx(m["p10_s"].get<double>()).epsilon(1e-9));
+}
+
+TEST_CASE("compare keeps median compute times for a profile without samples", "[compare]") {
+  const auto dir = test::temp_dir("cli_medians");
+  const std::string measured = fake_measured_run(dir, R"({"format": "geotrain-compute-profile", "ops": [
+    {"kind": "forward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.1}]})");
+  compare_reusing(dir + "/cmp", measured, "");
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/cmp/compare_manifest.json"));
+  CHECK(manifest["compute_variance"] == "median");
+  CHECK(manifest["simulate_commands"][0].dump().find("compute_variance") == std::string::npos);
+}
+
 TEST_CASE("compare: a real 2-worker emulation against both network models", "[compare][emu]") {
   if (!have_root()) return;
   const auto dir = test::temp_dir("cli_e2e");

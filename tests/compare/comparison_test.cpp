@@ -57,6 +57,8 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
   CHECK(c.measured_mean_s == Approx(2.5));
   CHECK(c.models[0].predicted_mean_s == Approx(2.75));
   CHECK(c.models[0].mean_error_pct == Approx(10));
+  CHECK(c.models[0].predicted_p10_s == Approx(2.55));
+  CHECK(c.models[0].predicted_p90_s == Approx(2.95));
   // Per rank and compared iteration: rank 0 computes 2, 3, 2.5 s, rank 1 2, 3, 3 s.
   CHECK(c.measured_split.compute_s == Approx(15.5 / 6));
   CHECK(c.measured_split.other_s == Approx(2.5 - 15.5 / 6));
@@ -67,16 +69,25 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
   CHECK(j["predicted"][0]["ops_matched"].get<int>() == 1);
   CHECK(j["predicted"][0]["mean_error_pct"].get<double>() == Approx(10));
   CHECK(j["measured"]["mean_s"].get<double>() == Approx(2.5));
+  CHECK(j["predicted"][0]["p10_s"].get<double>() == Approx(2.55));
+  CHECK(j["predicted"][0]["p90_s"].get<double>() == Approx(2.95));
+  CHECK(j["predicted"][0]["p90_error_pct"].get<double>() == Approx(100 * 0.05 / 2.9));
   std::ifstream csv(dir + "/comparison.csv");
   std::string header, row, none;
   std::getline(csv, header);
   std::getline(csv, row);
   CHECK(header == comparison_csv_header());
   CHECK(row.rfind("s,ddp-allreduce,2,flow,2.500000,", 0) == 0);
-  CHECK(row.substr(row.size() - 25) == ",2.500000,2.750000,10.000");
+  // ... mean columns, then the spread: measured {2, 2.5, 3} has p10 2.1 and p90 2.9 (position
+  // 0.2 and 1.8 between the order statistics), predicted {2.5, 3} 2.55 and 2.95; p90 error
+  // 100 x 0.05 / 2.9.
+  const std::string tail = ",2.500000,2.750000,10.000,2.100000,2.550000,2.900000,2.950000,1.724";
+  CHECK(row.substr(row.size() - tail.size()) == tail);
   CHECK_FALSE(std::getline(csv, none));
   CHECK(comparison_table(c).find("+10.0%") != std::string::npos);
   CHECK(comparison_table(c).find("mean of the same intervals: measured 2.5000 s, flow 2.7500 s (+10.0%)") !=
+        std::string::npos);
+  CHECK(comparison_table(c).find("spread p10 .. p90: measured 2.1000 .. 2.9000 s, flow 2.5500 .. 2.9500 s (p90 +1.7%)") !=
         std::string::npos);
 }
 

@@ -3,8 +3,10 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/topology/dtfm_cases.hpp"
 
@@ -51,6 +53,16 @@ TEST_CASE("bad input exits 2 with one line per problem and nothing on stdout", "
   CHECK(run("check /nonexistent.yaml", true).out ==
         "/nonexistent.yaml: cannot open scenario file: No such file or directory\n");
   CHECK(run("topology " + kSource + "/scenarios/paper/dtfm_case5.yaml --format xml", true).status == 2);
+}
+
+TEST_CASE("simulate refuses sampled compute variance without a profile, writing nothing", "[cli][errors]") {
+  const std::string file = kSource + "/tests/bad_scenarios/compute_variance_without_profile.yaml";
+  const std::string out = "/tmp/geotrain-cli-compute-variance-" + std::to_string(::getpid());
+  const Run r = run("simulate " + file + " --out " + out, true);
+  CHECK(r.status == 2);
+  CHECK(r.out == file + ":7: simulation.compute_variance = 'sampled': needs simulation.compute_profile "
+                        "(expected a measured profile to draw from, or compute_variance: median)\n");
+  CHECK_FALSE(std::filesystem::exists(out));
 }
 
 TEST_CASE("topology reproduces the DT-FM matrices for all five cases", "[cli][dtfm]") {

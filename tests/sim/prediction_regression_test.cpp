@@ -46,8 +46,8 @@ TEST_CASE("predictions: iteration times of the paper and benchmark scenarios are
     const Scenario s = load_scenario(file, {"simulation.iterations=1"});
     const Program p = build_program(s);
     const ComputeModel model(s);
-    const auto run = simulate_in_child(s, p, {}, [&model](const ComputeOp& op, int device) {
-      return model.seconds(op, device);
+    const auto run = simulate_in_child(s, p, {}, [&model](const ComputeOp& op, int device, const ComputeSite& site) {
+      return model.seconds(op, device, site);
     });
     REQUIRE(run.ok);
     CHECK(run.summary.at("iteration_time_s").get<double>() ==

@@ -82,7 +82,7 @@ ChildRun simulate_in_child(const Scenario& scenario, const Program& program,
 }
 
 engine::ComputeSeconds tflop_seconds() {
-  return [](const ComputeOp& op, int) { return op.flops * 1e-12; };
+  return [](const ComputeOp& op, int, const ComputeSite&) { return op.flops * 1e-12; };
 }
 
 }  // namespace geotrain::test
