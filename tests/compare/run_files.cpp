@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/remove_at_exit.hpp"
+
 namespace geotrain::test {
 
 std::string temp_dir(const std::string& name) {
   const auto p = std::filesystem::temp_directory_path() / fmt::format("geotrain_compare_{}_{}", name, getpid());
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
+  remove_at_exit(p.string());
   return p.string();
 }
 

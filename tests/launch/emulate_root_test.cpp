@@ -4,6 +4,7 @@
 // and must leave nothing behind: no namespace of that cluster, no worker process.
 #include <catch2/catch.hpp>
 
+#include "tests/support/remove_at_exit.hpp"
 #include "tests/support/shell.hpp"
 
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +42,7 @@ bool have_root() { return geotrain::test::have_root("emulate tests"); }
 std::string run_dir(const std::string& tag) {
   const auto d = (std::filesystem::temp_directory_path() / ("geotrain-emulate-" + std::to_string(getpid()) + "-" + tag)).string();
   std::filesystem::remove_all(d);
+  geotrain::test::remove_at_exit(d);  // each test prints what a failure needs
   return d;
 }
 

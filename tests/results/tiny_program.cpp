@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "tests/support/remove_at_exit.hpp"
+
 namespace geotrain::test {
 
 Program tiny_program() {
@@ -25,6 +27,7 @@ std::filesystem::path scratch_dir(const std::string& name) {
                    ("geotrain_results_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  remove_at_exit(dir.string());
   return dir;
 }
 

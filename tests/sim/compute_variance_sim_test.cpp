@@ -14,6 +14,7 @@
 #include "sim/workload/compute_sampler.hpp"
 #include "sim_child.hpp"
 #include "test_programs.hpp"
+#include "tests/support/remove_at_exit.hpp"
 
 using namespace geotrain;
 using namespace geotrain::test;
@@ -28,6 +29,7 @@ std::string write_profile() {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("geotrain-compute-variance-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
+  geotrain::test::remove_at_exit(dir.string());
   const auto path = dir / "profile.json";
   std::ofstream(path) << R"({"format": "geotrain-compute-profile", "version": 1,
     "ops": [{"kind": "forward", "layer_begin": 0, "layer_end": 1, "sequences": 1, "flops": 1e12,
