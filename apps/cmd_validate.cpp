@@ -110,7 +110,9 @@ int run_validate(const ValidateOptions& o) {
     c.steps = o.steps;
     c.quiet = true;
     c.host_cores = o.host_cores;
-    if ((o.reuse || o.reuse_only) && fs::exists(c.out + "/emu/summary.json")) c.measured = c.out + "/emu";
+    // Reusable: a whole run, not the summary a clone keeps (git tracks no ops.csv).
+    const bool reusable = fs::exists(c.out + "/emu/summary.json") && fs::exists(c.out + "/emu/ops.csv");
+    if ((o.reuse || o.reuse_only) && reusable) c.measured = c.out + "/emu";
     else if (o.reuse_only) continue;
     else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
     fmt::print("== {} ({}on {})\n", file.stem().string(), c.measured.empty() ? "emulating, " : "", network);

@@ -1,12 +1,46 @@
 #!/usr/bin/python3
 """Markdown table of a validation summary (for the README).
 
-Usage: validation_table.py results/validation/summary.csv
+Usage: validation_table.py results/validation/summary.csv [--groups]
 Columns a summary lacks (mean, p90 error: files written before them) are left out.
+--groups: one row per world size and model instead (networks caseN, caseN_w8, caseN_w16,
+caseN_mini), with the median and largest |error| of each.
 """
 import csv
 import statistics
 import sys
+
+
+GROUPS = [("", "4 workers, gpt-tiny"), ("_w8", "8 workers, gpt-tiny"),
+          ("_w16", "16 workers, gpt-tiny"), ("_mini", "4 workers, gpt-mini")]
+
+
+def group_of(network):
+    for suffix, label in reversed(GROUPS):
+        if suffix and network.endswith(suffix):
+            return label
+    return GROUPS[0][1]
+
+
+def groups_table(rows):
+    """Median and largest |error| per world size, for each network model."""
+    models = sorted({r["network_model"] for r in rows})
+    has_p90 = rows[0].get("p90_error_pct") not in (None, "")
+    print("| cases | model | n | median \\|error\\| | max \\|error\\| | within 5% |"
+          + (" p90 median \\|error\\| |" if has_p90 else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if has_p90 else ""))
+    for _, label in GROUPS + [(None, "all")]:
+        for m in models:
+            sel = [r for r in rows if r["network_model"] == m and (label == "all" or group_of(r["network"]) == label)]
+            if not sel:
+                continue
+            e = [abs(float(r["error_pct"])) for r in sel]
+            cells = [label, m, str(len(e)), f"{statistics.median(e):.1f}%", f"{max(e):.1f}%",
+                     str(sum(1 for x in e if x <= 5))]
+            if has_p90:
+                cells.append(f"{statistics.median(abs(float(r['p90_error_pct'])) for r in sel):.1f}%")
+            print("| " + " | ".join(cells) + " |")
+    return 0
 
 
 def main(argv):
@@ -15,6 +49,8 @@ def main(argv):
         return 2
     with open(argv[1], newline="") as f:
         rows = list(csv.DictReader(f))
+    if "--groups" in argv[2:]:
+        return groups_table(rows)
     cases = {}
     for r in rows:
         cases.setdefault((r["variant"], r["network"]), {})[r["network_model"]] = r
