@@ -6,8 +6,8 @@
 # emulates everything again.
 #   sudo scripts/validation_suite.sh [build dir] [results dir] [--fresh] [--only TEXT]
 # Needs root (geotrain emulate) and geotrain-worker (LibTorch). Time on this project's 2-core
-# host: see results/validation/README.md (about 40 s per 4-worker case, 1 min per 8-worker case,
-# 2-4 min per 16-worker case).
+# host (results/README.md): about 33 s per 4-worker case, 80 s per 8-worker case, 150-330 s per
+# 16-worker case; the 54 cases of 2026-11-26 took 56 min, all 102 about 2 h 40 min.
 set -eu
 build=${1:-build}
 out=${2:-results/validation}
