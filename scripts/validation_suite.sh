@@ -7,7 +7,7 @@
 #   sudo scripts/validation_suite.sh [build dir] [results dir] [--fresh] [--only TEXT]
 # Needs root (geotrain emulate) and geotrain-worker (LibTorch). Time on this project's 2-core
 # host (results/README.md): about 33 s per 4-worker case, 80 s per 8-worker case, 150-330 s per
-# 16-worker case; the 54 cases of 2026-11-26 took 56 min, all 102 about 2 h 40 min.
+# 16-worker case; the 54 cases of 2026-11-26 took 56 min, all 102 about 2 h 20 min.
 set -eu
 build=${1:-build}
 out=${2:-results/validation}
