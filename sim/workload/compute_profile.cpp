@@ -99,22 +99,17 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   double stage = 0;
   number("stage", false, 0, 1e6, stage);
   e.stage = static_cast<int>(stage);
-  if (j.contains("samples_s")) {
-    if (!j["samples_s"].is_array())
-      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("samples_s"),
-                                     j["samples_s"].dump()));
-    else
-      for (const auto& v : j["samples_s"])
-        if (v.is_number()) e.samples_s.push_back(v.get<double>());
-  }
-  if (j.contains("cpu_samples_s")) {
-    if (!j["cpu_samples_s"].is_array())
-      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where("cpu_samples_s"),
-                                     j["cpu_samples_s"].dump()));
-    else
-      for (const auto& v : j["cpu_samples_s"])
-        if (v.is_number()) e.cpu_samples_s.push_back(v.get<double>());
-  }
+  const auto seconds_list = [&](const char* key, std::vector<double>& out) {
+    if (!j.contains(key)) return;
+    if (!j[key].is_array()) {
+      problems.push_back(fmt::format("{} = {}: expected a list of seconds", where(key), j[key].dump()));
+      return;
+    }
+    for (const auto& v : j[key])
+      if (v.is_number()) out.push_back(v.get<double>());
+  };
+  seconds_list("samples_s", e.samples_s);
+  seconds_list("cpu_samples_s", e.cpu_samples_s);
   e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
   if (problems.size() == before && e.layer_begin >= e.layer_end)
     problems.push_back(
