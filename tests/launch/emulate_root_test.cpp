@@ -43,6 +43,7 @@ std::string run_dir(const std::string& tag) {
   const auto d = (std::filesystem::temp_directory_path() / ("geotrain-emulate-" + std::to_string(getpid()) + "-" + tag)).string();
   std::filesystem::remove_all(d);
   geotrain::test::remove_at_exit(d);  // each test prints what a failure needs
+  geotrain::test::remove_at_exit(d + ".log");  // spawn_emulate's output, when a test uses it
   return d;
 }
 
