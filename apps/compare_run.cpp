@@ -69,7 +69,7 @@ std::string compute_variance(const CompareOptions& o, bool has_samples) {
 // the network stays the scenario's.
 std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
                                        const std::string& model, const std::string& out,
-                                       bool sampled_compute) {
+                                       bool sampled_compute, int host_cores) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(simulated_iterations(o, m))};
   // Before the user's --set, so `--set simulation.compute_variance=median` can turn it off.
@@ -79,10 +79,10 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
   const std::string profile = profile_of(m);
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
-  if (const int cores = modelled_host_cores(o, m); cores > 0) {
-    args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", cores)});
+  if (host_cores > 0) {
+    args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", host_cores)});
     // What the emulator's own work took of the machine, as measured in the same run.
-    if (const auto host = read_profile_host(profile); host && host->background_cores < cores)
+    if (const auto host = read_profile_host(profile); host && host->background_cores < host_cores)
       args.insert(args.end(), {"--set", fmt::format("simulation.host_background_cores={:.4f}", host->background_cores)});
   }
   if (o.model_effects) {
@@ -112,20 +112,18 @@ void write_manifest(const std::string& dir, const std::string& measured,
   std::ofstream(dir + "/compare_manifest.json") << j.dump(2) << "\n";
 }
 
-// True when every op of the run's compute_profile.json has a CPU time.
-bool profile_has_cpu_times(const std::string& dir) {
-  std::ifstream in(dir + "/compute_profile.json");
-  if (!in) return false;
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("ops") || !j["ops"].is_array() || j["ops"].empty()) return false;
-  for (const auto& op : j["ops"])
-    if (!op.is_object() || !op.contains("cpu_median_s")) return false;
-  return true;
+// True when every op of the run's compute_profile.json has a CPU time (read by the profile's own
+// reader, as the simulation will read it).
+bool profile_has_cpu_times(const compare::RunFiles& m, const Scenario& s) {
+  if (!fs::exists(profile_of(m))) return false;
+  const auto entries = read_compute_profile(profile_of(m), s);
+  return !entries.empty() && std::all_of(entries.begin(), entries.end(),
+                                         [](const ProfileEntry& e) { return e.has_cpu_time(); });
 }
 
 }  // namespace
 
-int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m) {
+int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s) {
   if (!o.host_cores) return 0;
   if (m.host_cores <= 0)
     throw InputError(fmt::format("--host-cores: {}/summary.json has no host_cores (expected a run of "
@@ -134,7 +132,7 @@ int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m) {
   if (m.torch_threads != 1)
     throw InputError(fmt::format("--host-cores: {} ran {} torch threads per worker (expected 1: a "
                                  "thread's CPU time is then the op's work)", m.dir, m.torch_threads));
-  if (!profile_has_cpu_times(m.dir))
+  if (!profile_has_cpu_times(m, s))
     throw InputError(fmt::format("--host-cores: {}/compute_profile.json has no CPU times (expected "
                                  "cpu_median_s on every op; re-run the emulation)", m.dir));
   return m.host_cores;
@@ -144,14 +142,16 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const Scenario s = load_scenario(o.scenario, o.sets);
   // A reused run is read, and its host cores checked, before anything is written.
   std::optional<compare::RunFiles> reused;
+  int host_cores = 0;
   if (!o.measured.empty()) {
     reused = compare::read_measured_run(o.measured);
-    modelled_host_cores(o, *reused);
+    host_cores = modelled_host_cores(o, *reused, s);
   }
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured = o.measured.empty() ? emulate(o, dir) : o.measured;
   const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
+  if (!reused) host_cores = modelled_host_cores(o, m, s);
   std::vector<compare::RunFiles> predicted;
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
@@ -159,7 +159,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   for (const auto& model : models) {
     const std::string out = dir + "/sim_" + model;
     if (fs::exists(out)) fs::remove_all(out);  // a re-comparison replaces its own predictions
-    auto args = simulate_args(o, m, model, out, sampled_compute);
+    auto args = simulate_args(o, m, model, out, sampled_compute, host_cores);
     run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
     commands.push_back(args);
     predicted.push_back(compare::read_predicted_run(out, m.warmup));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/compare/comparison.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace geotrain::cli {
 
@@ -41,7 +42,7 @@ struct CompareOptions {
 
 // The host cores compare models for measured run `m`: 0 without CompareOptions::host_cores;
 // else the run's, or an InputError saying why the run cannot be modelled so.
-int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m);
+int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s);
 
 // Runs everything and writes comparison.json/.csv, ops_<model>.csv and compare_manifest.json
 // into the comparison directory; returns the comparison.
