@@ -8,7 +8,9 @@
 # steps instead of 8,000), and each emulation runs --steps 2 (one warm-up, one measured).
 # Each point x strategy is predicted twice: by the map's own model (`geotrain sweep`, the nominal
 # `cpu` device profile), and re-simulated with the compute profile its emulation measured
-# (compute_profile.json, as `geotrain compare` does). Kendall's tau-b between predicted and
+# (compute_profile.json, with each Compute op drawn from its measured samples, as `geotrain
+# compare` does: SD-Pipe's groups form only among replicas ready within a 1-10 ms window, so
+# the spread of compute times decides its throughput). Kendall's tau-b between predicted and
 # measured throughput ranks, per point and overall, and how often the predicted winner is the
 # measured one, are reported for both. Needs root and geotrain-worker (LibTorch); about 1.5 h on a
 # 2-core host (88 min on 2026-11-26, partly beside a build).
@@ -90,7 +92,8 @@ while IFS="$(printf '\t')" read -r name s1 s2 s3; do
   rm -rf "$cal"
   "$geotrain" simulate "$out/wan_check_base.yaml" --out "$cal" --no-trace \
     --set "$s1" --set "$s2" --set "$s3" \
-    --set "simulation.compute_profile=$(realpath "$dir/compute_profile.json")" > "$cal.log" 2>&1 ||
+    --set "simulation.compute_profile=$(realpath "$dir/compute_profile.json")" \
+    --set simulation.compute_variance=sampled > "$cal.log" 2>&1 ||
     { echo "$0: simulation $name failed (log: $cal.log)" >&2; exit 1; }
 done < "$out/emulations.txt"
 
