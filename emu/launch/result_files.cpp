@@ -9,6 +9,7 @@
 
 #include "emu/launch/host_cpu_figures.hpp"
 #include "emu/launch/run_results.hpp"
+#include "sim/results/dynamic_csv.hpp"
 #include "sim/results/ops_csv_writer.hpp"
 #include "sim/results/result_file.hpp"
 #include "sim/results/trace_writer.hpp"
@@ -48,7 +49,9 @@ void merge_dynamic_decisions(const std::string& dir, int ranks) {
     if (!in || !std::getline(in, line)) continue;  // header
     while (std::getline(in, line)) merged += fmt::format("{},{}\n", r, line);
   }
-  if (!merged.empty()) results::write_result_text(dir + "/dynamic.csv", "rank,step,op,rule,round,members,decided_s\n" + merged);
+  // The header the simulator writes too (sim/results/dynamic_csv.hpp): the files compare alike.
+  if (!merged.empty())
+    results::write_result_text(dir + "/dynamic.csv", results::kDynamicCsvHeader + merged);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -62,16 +63,22 @@ DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
 }
 DynamicRunner::~DynamicRunner() = default;
 
-void DynamicRunner::run(int rank, const DynamicOp& op, OpRecord& record) {
+void DynamicRunner::run(int rank, int iteration, int index, const DynamicOp& op, OpRecord& record) {
   record.idle_from_s = record.start_s;
-  std::visit(Overloaded{[&](const GossipRule& rule) { gossip(rank, op, rule, record); },
-                        [&](const PartialReduceRule&) { partial_reduce(rank, op, record); }},
-             op.rule);
+  const bool is_gossip = std::holds_alternative<GossipRule>(op.rule);
+  Decision d = std::visit(
+      Overloaded{[&](const GossipRule& rule) { return gossip(rank, op, rule, record); },
+                 [&](const PartialReduceRule&) { return partial_reduce(rank, op, record); }},
+      op.rule);
+  decisions_.push_back({rank, iteration, index, is_gossip ? "gossip" : "partial_reduce", d.round,
+                        std::move(d.members), d.decided_s});
   record.end_s = now();
 }
 
-void DynamicRunner::gossip(int rank, const DynamicOp& op, const GossipRule& rule,
-                           OpRecord& record) {
+// The pairing is known as soon as the rank enters (no messages): it learns it at its start, and
+// members hold the pair (the rank alone when the round leaves it out), as the worker records.
+DynamicRunner::Decision DynamicRunner::gossip(int rank, const DynamicOp& op, const GossipRule& rule,
+                                              OpRecord& record) {
   const Group& group = ctx_.program().group(op.group);
   const int members = static_cast<int>(group.ranks.size());
   const std::int64_t round = gossip_round_[{rank, op.group, op.tag}]++;
@@ -79,9 +86,14 @@ void DynamicRunner::gossip(int rank, const DynamicOp& op, const GossipRule& rule
       gossip_pairing(rule.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
   if (partner_pos < 0) {
     record.idle_to_s = record.start_s;
-    return;
+    return {round, {rank}, record.start_s};
   }
   const int partner = group.ranks[static_cast<std::size_t>(partner_pos)];
+  exchange(rank, partner, op, record);
+  return {round, {std::min(rank, partner), std::max(rank, partner)}, record.start_s};
+}
+
+void DynamicRunner::exchange(int rank, int partner, const DynamicOp& op, OpRecord& record) {
   const auto bytes = static_cast<std::uint64_t>(std::llround(op.bytes));
   const int key = kGossipKey + op.group * 1024 + op.tag;
   void* sender = nullptr;
@@ -113,8 +125,9 @@ DynamicRunner::Window& DynamicRunner::window(const DynamicOp& op) {
   return *windows_.at({op.group, op.tag});
 }
 
-void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& record) {
-  Window& w = window(op);
+// Members are the window's, as ranks; the rank learns them once the decision's messages are in.
+DynamicRunner::Decision DynamicRunner::partial_reduce(int rank, const DynamicOp& op,
+                                                      OpRecord& record) {
   const Group& group = ctx_.program().group(op.group);
   const int pos = ctx_.position(op.group, rank);
   // The coordinator sits next to the run's store on rank 0 (emu/worker/preduce_coordinator.hpp):
@@ -123,40 +136,16 @@ void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& reco
   sg4::Host* member_host = ctx_.host_of_rank(rank);
   sg4::Host* coordinator_host = ctx_.host_of_rank(0);
   store_message(member_host, coordinator_host);
-  std::vector<int> members;
-  {
-    std::unique_lock<sg4::Mutex> lock(*w.mutex);
-    w.rule.ready(pos, now());
-    w.changed->notify_all();  // a full window may now close at once
-    auto& mine = w.decided[static_cast<std::size_t>(pos)];
-    while (!mine) {
-      const auto closes = w.rule.closes_at_s();
-      if (closes && *closes <= now()) {
-        const auto formed = w.rule.close();
-        for (int m : formed) w.decided[static_cast<std::size_t>(m)] = formed;
-        std::vector<int> ranks;
-        for (int m : formed) ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
-        rounds_[{op.group, op.tag}].push_back({now(), ranks});
-        w.changed->notify_all();
-      } else if (closes) {
-        w.changed->wait_until(lock, *closes);
-      } else {
-        w.changed->wait(lock);
-      }
-    }
-    members = std::move(*mine);
-    mine.reset();
-    const std::tuple<int, GroupId, int> key{rank, op.group, op.tag};
-    if (++partial_done_[key] == partial_total_.at(key)) {
-      w.rule.leave(pos);
-      w.changed->notify_all();  // a window (full sync) may have been waiting for this member
-    }
-  }
+  const std::int64_t round = partial_done_[{rank, op.group, op.tag}];
+  const std::vector<int> members = await_window(rank, op);
   store_message(coordinator_host, member_host);
   store_message(member_host, coordinator_host);
   store_message(coordinator_host, member_host);
   record.idle_to_s = now();
-  if (members.size() < 2) return;
+  Decision decision{round, {}, now()};
+  for (int m : members) decision.members.push_back(group.ranks[static_cast<std::size_t>(m)]);
+  std::sort(decision.members.begin(), decision.members.end());
+  if (members.size() < 2) return decision;
   Group sub{kPartialReduceKey + op.group * 1024 + op.tag, group.name + " (partial)", {}};
   for (int m : members) sub.ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
   const int me = static_cast<int>(std::find(members.begin(), members.end(), pos) - members.begin());
@@ -165,6 +154,38 @@ void DynamicRunner::partial_reduce(int rank, const DynamicOp& op, OpRecord& reco
                                          static_cast<std::size_t>(std::llround(op.bytes)));
   record.transfer_start_s = now();
   record.bytes_sent = replay_schedule(ctx_, rank, sub, steps);
+  return decision;
+}
+
+// The member is ready; waits (closing the window when its time has come) until a closed window
+// holds it. Returns that window's members (group positions, ascending).
+std::vector<int> DynamicRunner::await_window(int rank, const DynamicOp& op) {
+  Window& w = window(op);
+  const int pos = ctx_.position(op.group, rank);
+  std::unique_lock<sg4::Mutex> lock(*w.mutex);
+  w.rule.ready(pos, now());
+  w.changed->notify_all();  // a full window may now close at once
+  auto& mine = w.decided[static_cast<std::size_t>(pos)];
+  while (!mine) {
+    const auto closes = w.rule.closes_at_s();
+    if (closes && *closes <= now()) {
+      const auto formed = w.rule.close();
+      for (int m : formed) w.decided[static_cast<std::size_t>(m)] = formed;
+      w.changed->notify_all();
+    } else if (closes) {
+      w.changed->wait_until(lock, *closes);
+    } else {
+      w.changed->wait(lock);
+    }
+  }
+  std::vector<int> members = std::move(*mine);
+  mine.reset();
+  const std::tuple<int, GroupId, int> key{rank, op.group, op.tag};
+  if (++partial_done_[key] == partial_total_.at(key)) {
+    w.rule.leave(pos);
+    w.changed->notify_all();  // a window (full sync) may have been waiting for this member
+  }
+  return members;
 }
 
 }  // namespace geotrain::engine

@@ -12,16 +12,20 @@
 //                    all-reduce of `bytes` among themselves (collective_schedule steps
 //                    replayed message by message, as for Collective ops). After its last
 //                    round of the run a member leaves the window (nobody waits for it).
-// Waiting for partners or for the window counts as idle in the op's record.
+// Waiting for partners or for the window counts as idle in the op's record. Every run's
+// decision (who averaged with whom, and when the rank learnt it) is kept for dynamic.csv, as
+// the emulator's worker records it (emu/worker/dynamic_ops.cpp).
 #include <map>
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/op_recorder.hpp"
 #include "sim/program/dynamic_rules.hpp"
 #include "sim/program/program.hpp"
+#include "sim/results/dynamic_csv.hpp"
 
 namespace geotrain::engine {
 
@@ -34,20 +38,28 @@ class DynamicRunner {
   DynamicRunner(const DynamicRunner&) = delete;
   DynamicRunner& operator=(const DynamicRunner&) = delete;
 
-  // Blocks the calling rank actor until its part of the op is done.
-  void run(int rank, const DynamicOp& op, OpRecord& record);
+  // Blocks the calling rank actor until its part of the op (op `index` of the rank's Program,
+  // in iteration `iteration`) is done.
+  void run(int rank, int iteration, int index, const DynamicOp& op, OpRecord& record);
 
-  // Partial-reduce groups formed so far, per (group, tag), for results and tests.
-  struct Round {
-    double closed_s;
-    std::vector<int> ranks;
-  };
-  const std::map<std::pair<GroupId, int>, std::vector<Round>>& rounds() const { return rounds_; }
+  // Every run's decision, in the order they were made (dynamic.csv sorts them); moved out once
+  // the run is over (a long gossip run holds one row per rank and round).
+  std::vector<results::DynamicRow> take_decisions() { return std::move(decisions_); }
 
  private:
   struct Window;
-  void gossip(int rank, const DynamicOp& op, const GossipRule& rule, OpRecord& record);
-  void partial_reduce(int rank, const DynamicOp& op, OpRecord& record);
+  // What one run decided: the rank's round of the op, the ranks averaging (ascending, the rank
+  // itself included) and when the rank learnt it.
+  struct Decision {
+    std::int64_t round = 0;
+    std::vector<int> members;
+    double decided_s = 0;
+  };
+  Decision gossip(int rank, const DynamicOp& op, const GossipRule& rule, OpRecord& record);
+  // The pair's copies of op.bytes, both ways at once.
+  void exchange(int rank, int partner, const DynamicOp& op, OpRecord& record);
+  Decision partial_reduce(int rank, const DynamicOp& op, OpRecord& record);
+  std::vector<int> await_window(int rank, const DynamicOp& op);
   Window& window(const DynamicOp& op);
 
   SimContext& ctx_;
@@ -56,7 +68,7 @@ class DynamicRunner {
   // Partial-reduce rounds per (rank, group, tag): done so far, and in the whole run (a rank
   // leaves the window after its last one).
   std::map<std::tuple<int, GroupId, int>, std::int64_t> partial_done_, partial_total_;
-  std::map<std::pair<GroupId, int>, std::vector<Round>> rounds_;
+  std::vector<results::DynamicRow> decisions_;
 };
 
 }  // namespace geotrain::engine

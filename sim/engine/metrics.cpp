@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "sim/engine/collective_runner.hpp"
+#include "sim/engine/dynamic_runner.hpp"
 #include "sim/engine/network_config.hpp"
 
 namespace geotrain::engine {
@@ -182,6 +183,7 @@ SimulationResult summarize(SimContext& ctx, const Scenario& scenario) {
     res.achieved_flops = p.model_flops_per_iteration / res.iteration_time_s;
   }
   res.records = std::move(ctx.recorder());
+  res.dynamic_decisions = ctx.dynamic().take_decisions();
   return res;
 }
 

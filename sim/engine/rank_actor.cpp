@@ -80,7 +80,7 @@ void RankActor::run_op(int iteration, int index) {
     rec.end_s = now();
   } else if (const auto* d = op.as<DynamicOp>()) {
     // Blocking even when marked nonblocking: the builders never overlap them.
-    ctx_.dynamic().run(rank_, *d, rec);
+    ctx_.dynamic().run(rank_, iteration, index, *d, rec);
   }
 }
 

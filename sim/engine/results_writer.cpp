@@ -8,6 +8,7 @@
 
 #include "sim/common/iteration_intervals.hpp"
 #include "sim/common/quantile.hpp"
+#include "sim/results/dynamic_csv.hpp"
 #include "sim/results/manifest.hpp"
 #include "sim/results/ops_csv_writer.hpp"
 #include "sim/results/result_file.hpp"
@@ -139,6 +140,10 @@ void write_results(const std::string& dir, const Scenario& scenario, const Progr
   if (info.write_trace) {
     auto f = results::open_result_file((fs::path(dir) / "trace.json").string());
     write_trace(program, result, f);
+  }
+  if (!result.dynamic_decisions.empty()) {
+    auto f = results::open_result_file((fs::path(dir) / "dynamic.csv").string());
+    results::write_dynamic_csv(result.dynamic_decisions, f);
   }
   if (!result.bandwidth_changes.empty()) {
     auto f = results::open_result_file((fs::path(dir) / "bandwidth_changes.csv").string());

@@ -8,7 +8,10 @@
 //   manifest.json  git sha, seed, executor, host, build, SimGrid version, overrides
 //   scenario.yaml  the scenario file as given (overrides are listed in the manifest)
 //   bandwidth_changes.csv  network.bandwidth_changes as applied per link (only when there are some)
-// summary.json, ops.csv and trace.json depend only on scenario + seed: byte-identical across runs.
+//   dynamic.csv    what each Dynamic op decided per rank and run, in the emulator's format
+//                  (sim/results/dynamic_csv.hpp; only when the Program has Dynamic ops)
+// summary.json, ops.csv, trace.json and dynamic.csv depend only on scenario + seed:
+// byte-identical across runs.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

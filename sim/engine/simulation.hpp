@@ -12,6 +12,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/engine/sim_context.hpp"
 #include "sim/program/program.hpp"
+#include "sim/results/dynamic_csv.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace geotrain::engine {
@@ -67,6 +68,9 @@ struct SimulationResult {
   double p2p_bytes = 0;
   double collective_bytes_total = 0;
   double dynamic_bytes = 0;  // gossip exchanges and partial reduces
+  // What every run of a Dynamic op decided (dynamic.csv), in the order decided; empty when the
+  // Program has none.
+  std::vector<results::DynamicRow> dynamic_decisions;
 
   OpRecorder records{{}, 0};
   double simulation_wall_s = 0;  // wall time of platform build + run
