@@ -7,16 +7,16 @@
 # batch is 8 (one micro-batch per worker per step; a DiLoCo H = 500 round is then 500 micro-batch
 # steps instead of 8,000), and each emulation runs --steps 2 (one warm-up, one measured).
 # Each point x strategy is predicted twice: by the map's own model (`geotrain sweep`, the nominal
-# `cpu` device profile), and re-simulated with the compute profile its emulation measured
-# (compute_profile.json, with each Compute op drawn from its measured samples, as `geotrain
-# compare` does: SD-Pipe's groups form only among replicas ready within a 1-10 ms window, so
-# the spread of compute times decides its throughput). Kendall's tau-b between predicted and
+# `cpu` device profile), and by `geotrain compare` against its emulation (flow model: the compute
+# profile that emulation measured, each Compute op drawn from its samples -- SD-Pipe's groups form
+# only among replicas ready within a 1-10 ms window, so the spread of compute times decides its
+# throughput -- plus the emulator's transport effects). Kendall's tau-b between predicted and
 # measured throughput ranks, per point and overall, and how often the predicted winner is the
 # measured one, are reported for both. Needs root and geotrain-worker (LibTorch); about 1.5 h on a
 # 2-core host (88 min on 2026-11-26, partly beside a build).
 #   scripts/sweep_vs_emulation.sh [build dir] [out dir] [--points N] [--steps S]
 # OUT/predicted/ (the sweep), OUT/emu/<point>_<strategy>/ (each emulation), OUT/calibrated/<same>/
-# (its re-simulation), OUT/ranking.csv (per point and prediction: tau, winners), OUT/runs.csv
+# (its comparison), OUT/ranking.csv (per point and prediction: tau, winners), OUT/runs.csv
 # (every run: predicted and measured tokens/s) and OUT/ranking.txt (summary). Finished
 # emulations are kept and skipped on a rerun (their summary.json exists). --points N stops after
 # the first N points (N = 1 checks the pipeline on one point).
@@ -86,15 +86,15 @@ while IFS="$(printf '\t')" read -r name s1 s2 s3; do
       --set "$s1" --set "$s2" --set "$s3" > "$out/emu/$name.log" 2>&1 ||
       { echo "$0: emulation $name failed (log: $out/emu/$name.log)" >&2; exit 1; }
   fi
-  # The same run simulated with the compute times this emulation measured.
+  # The same run predicted as `geotrain compare` predicts it (flow model): with the compute
+  # times this emulation measured, drawn from their samples, and the emulator's transport
+  # effects (Gloo's rendezvous, buffered sends, the links' measured TCP payload share).
   cal="$out/calibrated/$name"
-  [ -f "$cal/summary.json" ] && continue
+  [ -f "$cal/sim_flow/summary.json" ] && continue
   rm -rf "$cal"
-  "$geotrain" simulate "$out/wan_check_base.yaml" --out "$cal" --no-trace \
-    --set "$s1" --set "$s2" --set "$s3" \
-    --set "simulation.compute_profile=$(realpath "$dir/compute_profile.json")" \
-    --set simulation.compute_variance=sampled > "$cal.log" 2>&1 ||
-    { echo "$0: simulation $name failed (log: $cal.log)" >&2; exit 1; }
+  "$geotrain" compare "$out/wan_check_base.yaml" --measured "$dir" --network-model flow --out "$cal" \
+    --set "$s1" --set "$s2" --set "$s3" > "$cal.log" 2>&1 ||
+    { echo "$0: comparison $name failed (log: $cal.log)" >&2; exit 1; }
 done < "$out/emulations.txt"
 
 # Kendall's tau-b per point between predicted and measured tokens/s; winner agreement.
@@ -124,7 +124,7 @@ keys = list(yaml.safe_load(open(f"{out}/wan_check.yaml"))["vary"])
 points, runs_rows = {}, []
 for row in csv.DictReader(open(f"{out}/predicted/sweep.csv")):
     name = f"{row['point']}_{row['strategy']}"
-    emu, cal = f"{out}/emu/{name}/summary.json", f"{out}/calibrated/{name}/summary.json"
+    emu, cal = f"{out}/emu/{name}/summary.json", f"{out}/calibrated/{name}/sim_flow/summary.json"
     if row["status"] != "ok" or not os.path.exists(emu) or not os.path.exists(cal):
         continue
     run = {"point": row["point"], **{k: row[k] for k in keys}, "strategy": row["strategy"],
