@@ -6,8 +6,9 @@
 # emulates everything again.
 #   sudo scripts/validation_suite.sh [build dir] [results dir] [--fresh] [--only TEXT]
 # Needs root (geotrain emulate) and geotrain-worker (LibTorch). Time on this project's 2-core
-# host (results/README.md): about 33 s per 4-worker case, 80 s per 8-worker case, 150-330 s per
-# 16-worker case; the 54 cases of 2026-11-26 took 56 min, all 102 about 2 h 20 min.
+# host (results/README.md): about 25-80 s per 4- or 8-worker case, 150-330 s per 16-worker case,
+# 1-8 min per gpt-mini case (DiLoCo's rounds are the long ones); on 2026-11-26 54 cases took
+# 56 min and 30 more (8 workers on cases 3/4, gpt-mini) 51 min.
 set -eu
 build=${1:-build}
 out=${2:-results/validation}
