@@ -3,6 +3,8 @@
 // the Program, the simulator's ops.csv columns, the trace and the compute profile.
 #include <catch2/catch.hpp>
 
+#include "tests/support/remove_at_exit.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +35,7 @@ const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/em
 std::string write_rank_files(const Program& p, const Scenario& s, int steps, const std::string& name) {
   const auto dir = (std::filesystem::temp_directory_path() / ("geotrain-launch-test-" + name)).string();
   std::filesystem::remove_all(dir);
+  test::remove_at_exit(dir);
   for (int r = 0; r < p.world_size; ++r) {
     const auto rd = fmt::format("{}/{}", dir, r);
     std::filesystem::create_directories(rd);
@@ -64,6 +67,7 @@ TEST_CASE("rank files: quoted labels, empty bytes and loss, bad rows named by li
   CHECK(results::split_csv_line(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
   const auto dir = (std::filesystem::temp_directory_path() / "geotrain-launch-test-files").string();
   std::filesystem::create_directories(dir);
+  test::remove_at_exit(dir);
   std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s\n1,2,\"x, y\",send,0.5,0.75,,3,\n";
   const auto rows = read_rank_ops(dir + "/ops.csv");
   REQUIRE(rows.size() == 1);

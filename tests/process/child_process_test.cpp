@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "tests/support/remove_at_exit.hpp"
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +28,7 @@ std::string test_dir(const std::string& name) {
   const auto d = (std::filesystem::temp_directory_path() / ("geotrain-process-" + name)).string();
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
+  test::remove_at_exit(d);
   return d;
 }
 
