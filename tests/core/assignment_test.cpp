@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "tests/support/remove_at_exit.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -11,8 +13,9 @@ using namespace geotrain;
 
 namespace {
 std::string write_temp(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / ("geotrain_assignment_" + name + ".json");
+  const fs::path p = geotrain::test::process_temp_path("geotrain_assignment_" + name) + ".json";
   std::ofstream(p) << text;
+  geotrain::test::remove_at_exit(p.string());
   return p.string();
 }
 std::vector<std::string> problems_of(const std::string& path, int stages, int replicas, int devices) {

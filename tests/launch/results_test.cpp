@@ -33,9 +33,8 @@ const std::string kScenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/em
 // with b(s) = s + 0.01 s (s - 1) / 2 (so step s >= 1 completes 1 + 0.01 (s - 1) after step s - 1),
 // iteration time 0.5 + 0.1 * r + 0.01 * s, loss 5 - s on the ranks that compute it.
 std::string write_rank_files(const Program& p, const Scenario& s, int steps, const std::string& name) {
-  const auto dir = (std::filesystem::temp_directory_path() / ("geotrain-launch-test-" + name)).string();
+  const auto dir = test::process_temp_path("geotrain-launch-test-" + name);
   std::filesystem::remove_all(dir);
-  test::remove_at_exit(dir);
   for (int r = 0; r < p.world_size; ++r) {
     const auto rd = fmt::format("{}/{}", dir, r);
     std::filesystem::create_directories(rd);
@@ -65,9 +64,8 @@ std::string write_rank_files(const Program& p, const Scenario& s, int steps, con
 
 TEST_CASE("rank files: quoted labels, empty bytes and loss, bad rows named by line", "[launch]") {
   CHECK(results::split_csv_line(R"(1,"a, ""b""",,x)") == std::vector<std::string>{"1", "a, \"b\"", "", "x"});
-  const auto dir = (std::filesystem::temp_directory_path() / "geotrain-launch-test-files").string();
+  const auto dir = test::process_temp_path("geotrain-launch-test-files");
   std::filesystem::create_directories(dir);
-  test::remove_at_exit(dir);
   std::ofstream(dir + "/ops.csv") << "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s\n1,2,\"x, y\",send,0.5,0.75,,3,\n";
   const auto rows = read_rank_ops(dir + "/ops.csv");
   REQUIRE(rows.size() == 1);

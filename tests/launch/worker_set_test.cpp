@@ -2,6 +2,8 @@
 // geotrain-worker (no namespace), so exits, kills and hangs are exact and fast.
 #include <catch2/catch.hpp>
 
+#include "tests/support/remove_at_exit.hpp"
+
 #include <signal.h>
 
 #include <chrono>
@@ -15,7 +17,7 @@ using namespace geotrain::emu;
 namespace {
 
 std::string test_dir(const std::string& name) {
-  const auto d = (std::filesystem::temp_directory_path() / ("geotrain-workerset-" + name)).string();
+  const auto d = geotrain::test::process_temp_path("geotrain-workerset-" + name);
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;

@@ -25,10 +25,9 @@ using namespace geotrain::process;
 namespace {
 
 std::string test_dir(const std::string& name) {
-  const auto d = (std::filesystem::temp_directory_path() / ("geotrain-process-" + name)).string();
+  const auto d = test::process_temp_path("geotrain-process-" + name);
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
-  test::remove_at_exit(d);
   return d;
 }
 

@@ -1,6 +1,8 @@
 #include "sim/workload/compute_model.hpp"
 
 #include <catch2/catch.hpp>
+
+#include "tests/support/remove_at_exit.hpp"
 #include <filesystem>
 #include <fstream>
 
@@ -28,7 +30,7 @@ Scenario with_devices(const std::string& extra) {
 }
 
 std::string write_profile(const std::string& name, const std::string& json) {
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_compute_model_test");
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path) << json;
@@ -112,7 +114,7 @@ TEST_CASE("measured samples summarize to medians, round-trip through the file",
   CHECK(entries[0].median_s == 0.011);
   CHECK(entries[0].samples_s == std::vector<double>{0.012, 0.010, 0.011});
   CHECK(entries[1].median_s == Approx(0.025));
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_compute_model_test");
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "written.json").string();
   write_compute_profile(file, entries, "gpt-tiny", "cpu");
@@ -142,7 +144,7 @@ TEST_CASE("CPU times: summarized beside the wall times, and host cores use them"
   CHECK_FALSE(entries[1].has_cpu_time());
   CHECK(entries[1].cpu_samples_s.empty());
 
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_model_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_compute_model_test");
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "cpu_times.json").string();
   write_compute_profile(file, {entries[0]}, "gpt-tiny", "cpu");

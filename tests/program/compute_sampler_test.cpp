@@ -3,6 +3,8 @@
 #include "sim/workload/compute_sampler.hpp"
 
 #include <catch2/catch.hpp>
+
+#include "tests/support/remove_at_exit.hpp"
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -34,7 +36,7 @@ Scenario sampled_scenario(const std::string& profile, const std::string& varianc
 // forward [0, 4) x 8 sequences measured 0.1, 0.3, 0.2 s (median 0.2); backward [0, 4) x 8 with
 // a median and no samples.
 std::string write_profile() {
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_compute_sampler_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_compute_sampler_test");
   std::filesystem::create_directories(dir);
   const auto path = dir / "profile.json";
   std::ofstream(path) << R"({

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+
+#include "tests/support/remove_at_exit.hpp"
 #include <filesystem>
 #include <fstream>
 
@@ -121,7 +123,7 @@ TEST_CASE("gpipe placement: ranks follow the assignment", "[program][gpipe]") {
   const Program random =
       build_program(pipeline(2, 3, "", 4, "placement: {kind: random, seed: 3}\n"));
   CHECK(random.device_of_rank != identity.device_of_rank);
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_gpipe_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_gpipe_test");
   std::filesystem::create_directories(dir);
   const auto file = (dir / "assignment.json").string();
   std::ofstream(file)

@@ -1,6 +1,8 @@
 #include "sim/strategies/placement.hpp"
 
 #include <catch2/catch.hpp>
+
+#include "tests/support/remove_at_exit.hpp"
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -36,7 +38,7 @@ TEST_CASE("random placement: a permutation, the same for the same seed", "[progr
 }
 
 TEST_CASE("file placement: read and checked", "[program][placement]") {
-  const auto dir = std::filesystem::temp_directory_path() / "geotrain_placement_test";
+  const std::filesystem::path dir = geotrain::test::process_temp_path("geotrain_placement_test");
   std::filesystem::create_directories(dir);
   const auto good = (dir / "good.json").string();
   std::ofstream(good)

@@ -1,6 +1,8 @@
 // `geotrain schedule` as a user meets it: output files, --evaluate JSON, bad assignment files.
 #include <catch2/catch.hpp>
 
+#include "tests/support/remove_at_exit.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -32,7 +34,7 @@ Run run(const std::string& args, bool merge_stderr = false) {
 const std::string kCase5 = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/paper/dtfm_case5.yaml";
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "geotrain_schedule_cli_test";
+  const fs::path dir = geotrain::test::process_temp_path("geotrain_schedule_cli_test");
   fs::create_directories(dir);
   return dir / name;
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,12 @@ void remove_at_exit(const std::string& path) {
   auto& r = registry();
   const std::lock_guard<std::mutex> lock(r.mutex);
   r.paths.emplace_back(::getpid(), path);
+}
+
+std::string process_temp_path(const std::string& name) {
+  const auto path = (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))).string();
+  remove_at_exit(path);
+  return path;
 }
 
 }  // namespace geotrain::test
