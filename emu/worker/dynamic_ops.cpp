@@ -121,7 +121,7 @@ double DynamicOps::gossip(int i, const DynamicOp& d, const GossipRule& rule, tor
   std::vector<int> together{ctx_.rank()};
   if (partner >= 0) together.push_back(ranks[static_cast<std::size_t>(partner)]);
   std::sort(together.begin(), together.end());
-  ctx_.measurements.record_dynamic({ctx_.step, i, "gossip", round, together, ctx_.cluster.now_s()});
+  ctx_.measurements.record_dynamic({ctx_.step, i, rule_key(d.rule), round, together, ctx_.cluster.now_s()});
   if (partner < 0) return 0;
   auto& pg = ctx_.cluster.group(d.group);
   std::vector<torch::Tensor> out{wire}, in{torch::empty_like(wire)};
@@ -147,7 +147,7 @@ double DynamicOps::partial_reduce(int i, const DynamicOp& d, torch::Tensor& wire
   std::vector<int> together;
   for (int m : members) together.push_back(ranks[static_cast<std::size_t>(m)]);
   std::sort(together.begin(), together.end());
-  ctx_.measurements.record_dynamic({ctx_.step, i, "partial_reduce", round, together, ctx_.cluster.now_s()});
+  ctx_.measurements.record_dynamic({ctx_.step, i, rule_key(d.rule), round, together, ctx_.cluster.now_s()});
   const auto me_it = std::find(members.begin(), members.end(), pos);
   if (me_it == members.end())
     throw Error(fmt::format("rank {} op {}: the partial-reduce decision ({}) leaves this rank out",

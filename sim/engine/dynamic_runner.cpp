@@ -65,12 +65,11 @@ DynamicRunner::~DynamicRunner() = default;
 
 void DynamicRunner::run(int rank, int iteration, int index, const DynamicOp& op, OpRecord& record) {
   record.idle_from_s = record.start_s;
-  const bool is_gossip = std::holds_alternative<GossipRule>(op.rule);
   Decision d = std::visit(
       Overloaded{[&](const GossipRule& rule) { return gossip(rank, op, rule, record); },
                  [&](const PartialReduceRule&) { return partial_reduce(rank, op, record); }},
       op.rule);
-  decisions_.push_back({rank, iteration, index, is_gossip ? "gossip" : "partial_reduce", d.round,
+  decisions_.push_back({rank, iteration, index, rule_key(op.rule), d.round,
                         std::move(d.members), d.decided_s});
   record.end_s = now();
 }

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emu/launch/program_bytes.hpp"
-#include "sim/results/csv_line.hpp"
+#include "emu/launch/rank_files.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/strategies/strategy_registry.hpp"
@@ -35,18 +35,11 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-// Rows of a rank's ops.csv in `step`.
+// Rows of a rank's ops.csv in `step` (read as the launcher reads it).
 int rows_in_step(const std::string& path, int step) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  // The step column by name: the worker's ops.csv has more columns after it (cpu_s).
-  const auto header = geotrain::results::split_csv_line(line);
-  const auto column = static_cast<std::size_t>(std::find(header.begin(), header.end(), "step") - header.begin());
-  int rows = 0;
-  while (std::getline(in, line))
-    if (geotrain::results::split_csv_line(line).at(column) == std::to_string(step)) ++rows;
-  return rows;
+  const auto rows = geotrain::emu::read_rank_ops(path);
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(),
+                                        [&](const geotrain::emu::RankOpRow& r) { return r.step == step; }));
 }
 
 }  // namespace

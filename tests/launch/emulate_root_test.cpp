@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "emu/launch/rank_files.hpp"
 #include "emu/worker/progress_block.hpp"
 
 namespace {
@@ -202,28 +203,17 @@ TEST_CASE("emulate: a device's slowdown makes its compute that much longer, the 
   INFO(r.out);
   REQUIRE(r.status == 0);
   // Rank 1 runs the same work as rank 0, then sleeps (slowdown - 1) x as long as the work took.
-  // Its per-rank ops.csv (ranks/1/ops.csv: rank,op,label,kind,start_s,end_s,bytes,step,cpu_s)
-  // holds each Compute op's wall time and the thread CPU time spent in it. The work's wall time is
-  // at least its CPU time (one torch thread) and the sleep uses none, so with a slowdown of 2 every
-  // op lasts at least twice its CPU time, however loaded the host is. (Comparing wall times between
-  // the ranks failed three times in CI under load: contention stretches either rank's ops.) A
-  // missing slowdown leaves wall ~= CPU on a quiet host, so the check catches it; only a host too
-  // busy to give rank 1 half a core could hide it, never make a working slowdown fail.
+  // Its per-rank ops.csv (ranks/1/ops.csv, read as the launcher reads it) holds each Compute op's
+  // wall time and the thread CPU time spent in it. The work's wall time is at least its CPU time
+  // (one torch thread) and the sleep uses none, so with a slowdown of 2 every op lasts at least
+  // twice its CPU time, however loaded the host is. (Comparing wall times between the ranks
+  // failed three times in CI under load: contention stretches either rank's ops.) A missing
+  // slowdown leaves wall ~= CPU on a quiet host, so the check catches it; only a host too busy
+  // to give rank 1 half a core could hide it, never make a working slowdown fail.
   const auto per_rank_forward = [&](int rank) {
     std::vector<std::pair<double, double>> wall_cpu;  // (wall, cpu) per forward op
-    std::ifstream in(dir + "/ranks/" + std::to_string(rank) + "/ops.csv");
-    std::string line;
-    std::getline(in, line);
-    REQUIRE(line == "rank,op,label,kind,start_s,end_s,bytes,step,cpu_s");
-    while (std::getline(in, line)) {
-      // The label is quoted and has no commas here, so a plain split keeps the columns.
-      std::vector<std::string> f;
-      std::stringstream ss(line);
-      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-      if (f.size() < 4 || f[3] != "forward") continue;  // transfers leave cpu_s empty
-      REQUIRE(f.size() == 9);
-      wall_cpu.emplace_back(std::stod(f[5]) - std::stod(f[4]), std::stod(f[8]));
-    }
+    for (const auto& row : geotrain::emu::read_rank_ops(dir + "/ranks/" + std::to_string(rank) + "/ops.csv"))
+      if (row.kind == "forward") wall_cpu.emplace_back(row.end_s - row.start_s, row.cpu_s);
     return wall_cpu;
   };
   const auto slow = per_rank_forward(1);
