@@ -19,11 +19,16 @@ import os
 import sys
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit 2 (as geotrain does)."""
+    print(f"dynamic_groups.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def read_decisions(run_dir):
     path = os.path.join(run_dir, "dynamic.csv")
     if not os.path.exists(path):
-        sys.exit(f"dynamic_groups.py: {path}: no such file (the run has no Dynamic ops, or "
-                 "predates dynamic.csv)")
+        fail(f"{path}: no such file (the run has no Dynamic ops, or predates dynamic.csv)")
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
@@ -57,11 +62,11 @@ def main(argv):
     if "--csv" in args:
         i = args.index("--csv")
         if i + 1 >= len(args):
-            sys.exit("dynamic_groups.py: --csv needs a file name")
+            fail("--csv needs a file name")
         out = args[i + 1]
         del args[i:i + 2]
     if len(args) != 2:
-        sys.exit(__doc__.strip().splitlines()[2])
+        fail("expected two run directories: " + __doc__.strip().splitlines()[2])
     runs = {"measured": read_decisions(args[0]), "predicted": read_decisions(args[1])}
     counts = {name: size_counts(rows) for name, rows in runs.items()}
     steps = sorted({s for c in counts.values() for s in c if s != "all"})
