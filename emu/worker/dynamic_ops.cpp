@@ -48,7 +48,7 @@ DynamicOps::DynamicOps(RankContext& ctx, StageState& state) : ctx_(ctx), state_(
         if (const auto* x = op.as<DynamicOp>(); x && x->group == key.first && x->tag == key.second)
           for (int step = 0; step < ctx_.options.steps; ++step) arrivals += op.active_in(step) ? 1 : 0;
     coordinators_.push_back(std::make_unique<PreduceCoordinator>(
-        ctx_.cluster, *d, static_cast<int>(ranks.size()), arrivals));
+        ctx_.cluster, *d, static_cast<int>(ranks.size()), arrivals, full_sync_baton_));
   }
 }
 

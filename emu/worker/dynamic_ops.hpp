@@ -35,6 +35,8 @@ class DynamicOps {
   RankContext& ctx_;
   StageState& state_;
   std::map<std::pair<GroupId, int>, std::int64_t> rounds_;  // (group, tag) -> runs so far
+  // Shared by the coordinators (one full sync at a time, dynamic_rules.hpp); outlives them.
+  FullSyncBaton full_sync_baton_;
   std::vector<std::unique_ptr<PreduceCoordinator>> coordinators_;
 };
 

@@ -34,8 +34,13 @@ std::vector<int> preduce_ready(c10d::Store& store, const std::string& prefix, in
 }
 
 PreduceCoordinator::PreduceCoordinator(Cluster& cluster, const DynamicOp& op, int members,
-                                       std::int64_t arrivals)
-    : cluster_(cluster), op_(op), members_(members), arrivals_(arrivals), prefix_(preduce_prefix(op)) {
+                                       std::int64_t arrivals, FullSyncBaton& baton)
+    : cluster_(cluster),
+      op_(op),
+      members_(members),
+      arrivals_(arrivals),
+      prefix_(preduce_prefix(op)),
+      baton_(baton) {
   thread_ = std::thread([this] {
     try {
       run();
@@ -65,7 +70,7 @@ void PreduceCoordinator::finish() {
 
 void PreduceCoordinator::run() {
   auto store = cluster_.connect_store();  // local: this thread runs next to the store
-  PartialReduceWindow rule(std::get<PartialReduceRule>(op_.rule), members_);
+  PartialReduceWindow rule(std::get<PartialReduceRule>(op_.rule), members_, &baton_);
   // Every member runs the op equally often; after its last round it leaves the window (as in
   // the simulator, dynamic_rules.hpp), so a full sync at the end does not wait for it.
   const std::int64_t per_member = arrivals_ / members_;

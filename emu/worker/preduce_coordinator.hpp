@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "emu/worker/cluster.hpp"
+#include "sim/program/dynamic_rules.hpp"
 #include "sim/program/program.hpp"
 
 namespace geotrain {
@@ -39,8 +40,9 @@ std::string preduce_prefix(const DynamicOp& op);
 class PreduceCoordinator {
  public:
   // Serves `arrivals` arrivals in total (members x steps x runs per step), then stops; runs on
-  // rank 0 (the store's host) for every partial-reduce op of the Program.
-  PreduceCoordinator(Cluster& cluster, const DynamicOp& op, int members, std::int64_t arrivals);
+  // rank 0 (the store's host) for every partial-reduce op of the Program, all sharing `baton`.
+  PreduceCoordinator(Cluster& cluster, const DynamicOp& op, int members, std::int64_t arrivals,
+                     FullSyncBaton& baton);
   ~PreduceCoordinator();
   PreduceCoordinator(const PreduceCoordinator&) = delete;
   PreduceCoordinator& operator=(const PreduceCoordinator&) = delete;
@@ -56,6 +58,7 @@ class PreduceCoordinator {
   int members_;
   std::int64_t arrivals_;
   std::string prefix_;
+  FullSyncBaton& baton_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> done_{false};
   std::exception_ptr error_;

@@ -34,8 +34,8 @@ void store_message(sg4::Host* from, sg4::Host* to) {
 }  // namespace
 
 struct DynamicRunner::Window {
-  Window(const PartialReduceRule& r, int members)
-      : rule(r, members),
+  Window(const PartialReduceRule& r, int members, FullSyncBaton& baton)
+      : rule(r, members, &baton),
         mutex(sg4::Mutex::create()),
         changed(sg4::ConditionVariable::create()),
         decided(static_cast<std::size_t>(members)) {}
@@ -56,7 +56,8 @@ DynamicRunner::DynamicRunner(SimContext& ctx) : ctx_(ctx) {
         const auto* rule = std::get_if<PartialReduceRule>(&d->rule);
         if (!rule) continue;
         auto& w = windows_[{d->group, d->tag}];
-        if (!w) w = std::make_unique<Window>(*rule, static_cast<int>(p.group(d->group).ranks.size()));
+        if (!w) w = std::make_unique<Window>(*rule, static_cast<int>(p.group(d->group).ranks.size()),
+                                         full_sync_baton_);
         auto& total = partial_total_[{r, d->group, d->tag}];
         for (int it = 0; it < ctx.settings().iterations; ++it) total += op.active_in(it) ? 1 : 0;
       }

@@ -64,6 +64,9 @@ class DynamicRunner {
 
   SimContext& ctx_;
   std::map<std::tuple<int, GroupId, int>, std::int64_t> gossip_round_;  // (rank, group, tag)
+  // One full sync at a time over all partial-reduce windows (dynamic_rules.hpp); declared
+  // before the windows, which release it when destroyed.
+  FullSyncBaton full_sync_baton_;
   std::map<std::pair<GroupId, int>, std::unique_ptr<Window>> windows_;
   // Partial-reduce rounds per (rank, group, tag): done so far, and in the whole run (a rank
   // leaves the window after its last one).

@@ -48,19 +48,25 @@ std::vector<int> gossip_pairing(std::uint64_t seed, std::int64_t round, int memb
 }
 
 PartialReduceWindow::PartialReduceWindow(int members, double window_s, double window_min_s,
-                                         double window_max_s, int full_sync_every)
+                                         double window_max_s, int full_sync_every,
+                                         FullSyncBaton* baton)
     : members_(members),
       active_(members),
       gone_(static_cast<std::size_t>(std::max(members, 0)), false),
       window_s_(window_s),
       min_s_(window_min_s > 0 ? window_min_s : window_s),
       max_s_(window_max_s > 0 ? window_max_s : window_s),
-      full_sync_every_(full_sync_every) {
+      full_sync_every_(full_sync_every),
+      baton_(baton ? baton : &own_baton_) {
   if (members < 1 || !(window_s >= 0) || min_s_ > max_s_ || window_s < min_s_ ||
       window_s > max_s_ || full_sync_every < 0)
     throw Error(fmt::format("partial reduce: members {}, window {} s in [{}, {}] s, full sync "
                             "every {} (expected members >= 1, min <= window <= max, every >= 0)",
                             members, window_s, min_s_, max_s_, full_sync_every));
+}
+
+PartialReduceWindow::~PartialReduceWindow() {
+  if (full_sync_) baton_->release(this);
 }
 
 void PartialReduceWindow::ready(int member, double now_s) {
@@ -69,7 +75,10 @@ void PartialReduceWindow::ready(int member, double now_s) {
       gone_[static_cast<std::size_t>(member)])
     throw Error(fmt::format("partial reduce: member {} ready twice, after leaving, or outside "
                             "0..{}", member, members_ - 1));
-  if (waiting_.empty()) opened_s_ = now_s;
+  if (waiting_.empty()) {
+    opened_s_ = now_s;
+    full_sync_ = sync_due_ && baton_->try_take(this);
+  }
   last_arrival_s_ = now_s;
   waiting_.push_back(member);
   ++arrivals_since_sync_;
@@ -87,12 +96,14 @@ std::vector<int> PartialReduceWindow::close() {
   waiting_.clear();
   std::sort(group.begin(), group.end());
   ++groups_;
-  const bool everyone = static_cast<int>(group.size()) == active_;
-  if (everyone && full_sync_) {
+  // A full-sync window closes only with everyone in (closes_at_s).
+  if (full_sync_) {
     full_sync_ = false;
+    sync_due_ = false;
     arrivals_since_sync_ = 0;
-  } else if (!full_sync_ && full_sync_every_ > 0 && arrivals_since_sync_ >= full_sync_every_) {
-    full_sync_ = true;
+    baton_->release(this);
+  } else if (!sync_due_ && full_sync_every_ > 0 && arrivals_since_sync_ >= full_sync_every_) {
+    sync_due_ = true;
   }
   // Hetu's rule (min_worker = 2): a lonely member means the window was too short.
   if (group.size() < 2 && active_ >= 2)

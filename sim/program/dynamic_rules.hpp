@@ -2,6 +2,7 @@
 // The run-time rules behind DynamicOp (program.hpp), as pure code both executors call: the
 // SimGrid engine in simulated time, the LibTorch worker in wall-clock time. Given the same
 // arrival order and the same seed they decide the same groups and the same partners.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -32,16 +33,49 @@ std::vector<int> gossip_pairing(std::uint64_t seed, std::int64_t round, int memb
 // ready. A member whose last round is over `leave`s: no window waits for it any more (without
 // this a full sync near the end of a run would wait for a member that has finished). Time is
 // whatever clock the executor uses, in seconds.
+//
+// Groups of one run share a FullSyncBaton: a window becomes the full sync only if it can take
+// the baton when it opens, and holds it until it closes; otherwise it is an ordinary window and
+// the full sync stays due for the next one. Hetu's scheduler does the same (one reduce key in a
+// "graph sync" at a time). Without it SD-Pipe deadlocks: stage 0's full sync waits for a
+// replica whose stage-0 rank waits for gradients from its stage-1 rank, which sits in stage 1's
+// full sync waiting for another replica whose stage-1 rank waits for its stage-0 rank, which is
+// in stage 0's full sync (measured: 16 workers, 2 stages x 8 replicas, DT-FM cases 3 and 4).
+// With one unbounded window at a time every other window closes by its deadline, so every
+// member of the holding group arrives.
+class FullSyncBaton {
+ public:
+  // Takes the baton for `owner` if nobody holds it; true if `owner` holds it now.
+  bool try_take(const void* owner) {
+    const void* expected = nullptr;
+    return holder_.compare_exchange_strong(expected, owner) || expected == owner;
+  }
+  void release(const void* owner) {
+    const void* expected = owner;
+    holder_.compare_exchange_strong(expected, nullptr);
+  }
+  bool held() const { return holder_.load() != nullptr; }
+
+ private:
+  // Atomic: the emulator's coordinators of one run are threads of one process.
+  std::atomic<const void*> holder_{nullptr};
+};
+
 class PartialReduceWindow {
  public:
+  // baton: shared with the run's other partial-reduce windows; nullptr: this window's own.
   PartialReduceWindow(int members, double window_s, double window_min_s, double window_max_s,
-                      int full_sync_every);
-  PartialReduceWindow(const PartialReduceRule& rule, int members)
+                      int full_sync_every, FullSyncBaton* baton = nullptr);
+  PartialReduceWindow(const PartialReduceRule& rule, int members, FullSyncBaton* baton = nullptr)
       : PartialReduceWindow(members, rule.window_s, rule.window_min_s, rule.window_max_s,
-                            rule.full_sync_every) {}
+                            rule.full_sync_every, baton) {}
+  ~PartialReduceWindow();
+  PartialReduceWindow(const PartialReduceWindow&) = delete;
+  PartialReduceWindow& operator=(const PartialReduceWindow&) = delete;
 
   // Member `member` (position in the group) is ready at `now_s` (non-decreasing over calls).
-  // Opens a window when none is open. A member that is already waiting is an error.
+  // Opens a window when none is open (the full sync, if one is due and the baton is free). A
+  // member that is already waiting is an error.
   void ready(int member, double now_s);
   // When the open window closes: its deadline, or now when every member is in, or never
   // (nullopt) while no window is open or a full sync still waits for members.
@@ -55,7 +89,10 @@ class PartialReduceWindow {
   bool all_in() const { return !waiting_.empty() && static_cast<int>(waiting_.size()) == active_; }
 
   double window_s() const { return window_s_; }
-  bool full_sync_pending() const { return full_sync_; }
+  // A full sync is due: the next window that can take the baton waits for everyone.
+  bool full_sync_pending() const { return sync_due_; }
+  // The open window is the full sync (it holds the baton).
+  bool full_sync_open() const { return full_sync_; }
   std::int64_t groups_closed() const { return groups_; }
 
  private:
@@ -66,7 +103,10 @@ class PartialReduceWindow {
   int full_sync_every_;
   std::vector<int> waiting_;
   double opened_s_ = 0, last_arrival_s_ = 0;
-  bool full_sync_ = false;  // the open (or next) window waits for everyone
+  FullSyncBaton own_baton_;  // when the run shares none
+  FullSyncBaton* baton_;
+  bool sync_due_ = false;   // full_sync_every updates counted since the last full sync
+  bool full_sync_ = false;  // the open window is the full sync: it waits for everyone
   std::int64_t arrivals_since_sync_ = 0;
   std::int64_t groups_ = 0;
 };

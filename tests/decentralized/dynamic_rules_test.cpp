@@ -136,3 +136,49 @@ TEST_CASE("partial reduce: a member that left is not waited for, not even by a f
   w.ready(0, 4);
   CHECK_THROWS_AS(w.leave(0), Error);  // waiting members cannot leave
 }
+
+TEST_CASE("partial reduce: groups sharing a baton hold one full sync at a time",
+          "[decentralized][rules]") {
+  FullSyncBaton baton;
+  PartialReduceWindow a(2, 1e-3, 1e-3, 1e-3, 2, &baton);
+  PartialReduceWindow b(2, 1e-3, 1e-3, 1e-3, 2, &baton);
+  for (auto* w : {&a, &b}) {
+    w->ready(0, 0);
+    w->ready(1, 0);
+    w->close();  // 2 updates each: both owe a full sync
+    REQUIRE(w->full_sync_pending());
+  }
+  a.ready(0, 1);  // a opens first: its window is the full sync
+  CHECK(a.full_sync_open());
+  CHECK_FALSE(a.closes_at_s());
+  b.ready(1, 2);  // b's window cannot take the baton: an ordinary one, with a deadline
+  CHECK_FALSE(b.full_sync_open());
+  CHECK(b.full_sync_pending());
+  CHECK(*b.closes_at_s() == Approx(2.001));
+  CHECK(b.close() == std::vector<int>{1});
+  a.ready(1, 3);
+  CHECK(a.close() == std::vector<int>{0, 1});
+  CHECK_FALSE(a.full_sync_pending());
+  CHECK_FALSE(baton.held());
+  b.ready(0, 4);  // the baton is free again: b's full sync happens now
+  CHECK(b.full_sync_open());
+  CHECK_FALSE(b.closes_at_s());
+  b.ready(1, 5);
+  CHECK(*b.closes_at_s() == 5);
+  b.close();
+  CHECK_FALSE(b.full_sync_pending());
+}
+
+TEST_CASE("partial reduce: a window destroyed while holding the full sync frees the baton",
+          "[decentralized][rules]") {
+  FullSyncBaton baton;
+  {
+    PartialReduceWindow a(2, 1e-3, 1e-3, 1e-3, 1, &baton);
+    a.ready(0, 0);
+    a.close();
+    a.ready(0, 1);
+    REQUIRE(a.full_sync_open());
+    CHECK(baton.held());
+  }
+  CHECK_FALSE(baton.held());
+}
