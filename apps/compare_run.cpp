@@ -25,11 +25,22 @@ std::vector<std::string> models_of(const std::string& m) {
   return {m};
 }
 
+constexpr const char* kVarianceKey = "simulation.compute_variance=";
+
+// The user's --set values for the scenario and the emulation: all but compute_variance, which
+// only the simulations read, and which needs the compute profile that only they are given.
+std::vector<std::string> scenario_sets(const CompareOptions& o) {
+  std::vector<std::string> sets;
+  for (const auto& s : o.sets)
+    if (s.rfind(kVarianceKey, 0) != 0) sets.push_back(s);
+  return sets;
+}
+
 std::string emulate(const CompareOptions& o, const std::string& dir) {
   const std::string run = dir + "/emu";
   std::vector<std::string> args{"emulate", o.scenario, "--out", run};
   if (o.steps > 0) args.insert(args.end(), {"--steps", std::to_string(o.steps)});
-  for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
+  for (const auto& s : scenario_sets(o)) args.insert(args.end(), {"--set", s});
   run_child(self_executable(), args, o.quiet ? dir + "/emulate.log" : "");
   return run;
 }
@@ -45,20 +56,27 @@ std::string profile_of(const compare::RunFiles& m) {
   return fs::absolute(m.dir + "/compute_profile.json").string();
 }
 
-// Whether the measured run's compute profile keeps its raw samples (a profile may hold medians
-// only), i.e. whether the prediction can draw its compute times from them.
-bool profile_has_samples(const compare::RunFiles& m, const Scenario& s) {
-  if (!fs::exists(profile_of(m))) return false;
+// How the prediction draws its compute times from the measured run's profile: whole measured
+// steps when the profile says where each sample was taken (sample_sites; ranks sharing cores
+// are coupled within a step, docs/simulator-models.md), else independent draws from its raw
+// samples, else its medians (a profile may hold medians only).
+std::string default_compute_variance(const compare::RunFiles& m, const Scenario& s) {
+  if (!fs::exists(profile_of(m))) return "median";
   const auto entries = read_compute_profile(profile_of(m), s);
-  return std::any_of(entries.begin(), entries.end(),
-                     [](const ProfileEntry& e) { return !e.samples_s.empty(); });
+  if (std::any_of(entries.begin(), entries.end(),
+                  [](const ProfileEntry& e) { return !e.sample_sites.empty(); }))
+    return "steps";
+  if (std::any_of(entries.begin(), entries.end(),
+                  [](const ProfileEntry& e) { return !e.samples_s.empty(); }))
+    return "sampled";
+  return "median";
 }
 
 // What the simulations run with: the last `--set simulation.compute_variance=...` of the user's,
-// else sampled when the profile has samples (compare's own setting comes before the user's).
-std::string compute_variance(const CompareOptions& o, bool has_samples) {
-  const std::string key = "simulation.compute_variance=";
-  std::string variance = has_samples ? "sampled" : "median";
+// else compare's default (which comes before the user's settings).
+std::string compute_variance(const CompareOptions& o, const std::string& default_variance) {
+  const std::string key = kVarianceKey;
+  std::string variance = default_variance;
   for (const auto& s : o.sets)
     if (s.rfind(key, 0) == 0) variance = s.substr(key.size());
   return variance;
@@ -69,11 +87,11 @@ std::string compute_variance(const CompareOptions& o, bool has_samples) {
 // the network stays the scenario's.
 std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
                                        const std::string& model, const std::string& out,
-                                       bool sampled_compute, int host_cores) {
+                                       const std::string& variance, int host_cores) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(simulated_iterations(o, m))};
   // Before the user's --set, so `--set simulation.compute_variance=median` can turn it off.
-  if (sampled_compute) args.insert(args.end(), {"--set", "simulation.compute_variance=sampled"});
+  if (variance != "median") args.insert(args.end(), {"--set", "simulation.compute_variance=" + variance});
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
   // Model the collectives the measured run used (emulate --collectives may override the scenario).
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
@@ -104,8 +122,9 @@ void write_manifest(const std::string& dir, const std::string& measured,
   j["model_effects"] = o.model_effects;
   j["host_cores"] = o.host_cores;
   j["compute_variance"] = variance;
-  j["predicted_from"] = "compute_profile.json of the measured run (its samples when compute_variance "
-                        "is sampled, else its medians; its CPU times on shared cores with host_cores), "
+  j["predicted_from"] = "compute_profile.json of the measured run (whole measured steps when "
+                        "compute_variance is steps, independent draws from its samples when sampled, "
+                        "else its medians; its CPU times on shared cores with host_cores), "
                         "the scenario's scaled network, rendezvous, buffered sends and TCP payload "
                         "efficiency when model_effects";
   j["simulate_commands"] = sims;
@@ -139,7 +158,12 @@ int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, con
 }
 
 compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
-  const Scenario s = load_scenario(o.scenario, o.sets);
+  const Scenario s = load_scenario(o.scenario, scenario_sets(o));
+  // The scenario was loaded without it (scenario_sets), so the user's compute_variance is
+  // checked here, before anything is written.
+  if (const auto v = compute_variance(o, "median"); v != "median" && v != "sampled" && v != "steps")
+    throw InputError(fmt::format("--set {}{}: unknown compute variance (expected median, sampled "
+                                 "or steps)", kVarianceKey, v));
   // A reused run is read, and its host cores checked, before anything is written.
   std::optional<compare::RunFiles> reused;
   int host_cores = 0;
@@ -155,18 +179,18 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   std::vector<compare::RunFiles> predicted;
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
-  const bool sampled_compute = profile_has_samples(m, s);
+  const std::string variance = default_compute_variance(m, s);
   for (const auto& model : models) {
     const std::string out = dir + "/sim_" + model;
     if (fs::exists(out)) fs::remove_all(out);  // a re-comparison replaces its own predictions
-    auto args = simulate_args(o, m, model, out, sampled_compute, host_cores);
+    auto args = simulate_args(o, m, model, out, variance, host_cores);
     run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
     commands.push_back(args);
     predicted.push_back(compare::read_predicted_run(out, m.warmup));
   }
   auto c = compare::compare_runs(m, predicted, models);
   compare::write_comparison(c, dir);
-  write_manifest(dir, measured, commands, o, compute_variance(o, sampled_compute));
+  write_manifest(dir, measured, commands, o, compute_variance(o, variance));
   dir_out = dir;
   return c;
 }

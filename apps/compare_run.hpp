@@ -4,9 +4,11 @@
 //
 // What the prediction may use (and nothing else; never the measured iteration times):
 // - the compute profile of the run (compute_profile.json: median duration per compute op kind,
-//   and its raw samples, which the simulation draws from (simulation.compute_variance: sampled)
-//   when the profile has them, so the predicted spread can be judged too; with --host-cores its
-//   CPU times instead, run on as many shared cores as the run's machine had),
+//   its raw samples and where each was measured): the simulation draws whole measured steps
+//   (simulation.compute_variance: steps, every rank's op times from one measured step per
+//   iteration) when the profile records the sites, independent samples (sampled) when it has
+//   samples only, so the predicted spread can be judged too; with --host-cores its CPU times
+//   instead, run on as many shared cores as the run's machine had,
 // - the scenario's network scaled as the emulator shapes it (emulation.bandwidth_scale,
 //   delay_scale),
 // - known effects of the stack, measured once on this emulator and not per run

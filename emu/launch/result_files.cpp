@@ -78,7 +78,8 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
       if (row->step < warmup) continue;
       const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row->op));
       // CPU time is not divided: the worker's slowdown is a sleep, which uses none.
-      if (const auto* c = op.as<ComputeOp>()) out.push_back({*c, (row->end_s - row->start_s) / slowdown, row->cpu_s});
+      if (const auto* c = op.as<ComputeOp>())
+        out.push_back({*c, (row->end_s - row->start_s) / slowdown, row->cpu_s, {r, row->step, row->op}});
     }
   }
   return out;

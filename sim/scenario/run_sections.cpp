@@ -4,7 +4,7 @@
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, rendezvous: false, buffered_sends: false,
-//                payload_efficiency: 1, compute_variance: median | sampled, host_cores: 0,
+//                payload_efficiency: 1, compute_variance: median | sampled | steps, host_cores: 0,
 //                host_background_cores: 0}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
 //                torch_threads: 1, collectives: p2p | gloo,
@@ -87,11 +87,13 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
   if (auto r = s.boolean("rendezvous")) sim.rendezvous = *r;
   if (auto b = s.boolean("buffered_sends")) sim.buffered_sends = *b;
   if (auto e = s.number("payload_efficiency", 0.01, 1)) sim.payload_efficiency = *e;
-  if (auto v = s.choice("compute_variance", {"median", "sampled"}, "compute variance")) {
-    sim.compute_variance = *v == "sampled" ? ComputeVariance::sampled : ComputeVariance::median;
+  if (auto v = s.choice("compute_variance", {"median", "sampled", "steps"}, "compute variance")) {
+    sim.compute_variance = *v == "sampled" ? ComputeVariance::sampled
+                           : *v == "steps" ? ComputeVariance::steps
+                                           : ComputeVariance::median;
     // Sampling draws from the measured samples; without a profile there is nothing to draw from
     // (the device model has no spread), so silently running the median would mislead.
-    if (sim.compute_variance == ComputeVariance::sampled && !s.has("compute_profile"))
+    if (sim.compute_variance != ComputeVariance::median && !s.has("compute_profile"))
       ctx.diag.error(s.line_of("compute_variance"), "simulation.compute_variance", *v,
                      "needs simulation.compute_profile (expected a measured profile to draw "
                      "from, or compute_variance: median)");

@@ -35,7 +35,7 @@ struct Device {
 enum class NetworkModel { flow, tcp };
 // median: every Compute op takes its profile entry's median; sampled: a seeded draw from the
 // entry's measured samples (sim/workload/compute_sampler.hpp).
-enum class ComputeVariance { median, sampled };
+enum class ComputeVariance { median, sampled, steps };
 enum class PlacementKind { identity, random, file, scheduler };
 enum class DelayBackend { auto_detect, netem, nfqueue };
 enum class Optimizer { sgd, adam, adamw };
@@ -87,7 +87,7 @@ struct SimulationSpec {
   // Of those cores, how many the emulator's own work kept busy on average (Gloo's threads, the
   // delayer, the kernel's shaping: compute_profile.json "host"); compute gets the rest.
   double host_background_cores = 0;
-  ComputeVariance compute_variance = ComputeVariance::median;  // needs compute_profile when sampled
+  ComputeVariance compute_variance = ComputeVariance::median;  // needs compute_profile unless median
   int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
   // Effects of the real stack the emulator runs on (docs/simulator-models.md); `geotrain compare` turns
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one

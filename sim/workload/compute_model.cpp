@@ -8,6 +8,8 @@
 // With simulation.host_cores the profile's CPU times replace its wall times (use_cpu_times).
 // compute_variance: sampled replaces the entry's median by a draw from its samples
 // (compute_sampler.hpp); the flop ratio and the slowdown apply to the draw alike.
+// compute_variance: steps takes an exact-match op's time from one measured step per iteration
+// (the profile's sample_sites); other ops, and profiles without sites, draw as under sampled.
 //
 // Device model: forward/backward take flops / (peak for the model dtype x efficiency).
 // The optimizer and `other` ops (gradient averaging) are element-wise over fp32 buffers, hence
@@ -20,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -51,7 +54,21 @@ struct ComputeModel::Impl {
   Scenario scenario;  // a copy: the model must not dangle when the caller's scenario goes
   std::vector<ProfileEntry> entries;
   std::vector<std::vector<double>> sorted_samples;  // by entry, ascending (sampled variance only)
-  std::optional<ComputeSampler> sampler;            // set under compute_variance: sampled
+  std::optional<ComputeSampler> sampler;            // set unless compute_variance: median
+  // compute_variance: steps: the measured steps (ascending) and, per (rank, step, op index),
+  // the entry and the time of that execution.
+  std::vector<int> measured_steps;
+  std::map<std::tuple<int, int, int>, std::pair<std::size_t, double>> measured_at;
+
+  // The time `site`'s op took in the measured step drawn for its iteration, if recorded there.
+  std::optional<double> measured_step_time(const ProfileMatch& m, const ComputeSite& site) const {
+    if (measured_steps.empty() || !m.exact) return std::nullopt;
+    const auto k = sampler->measured_step(site.iteration, measured_steps.front(),
+                                          measured_steps.size());
+    const auto it = measured_at.find({site.rank, measured_steps[k], site.op_index});
+    if (it == measured_at.end() || it->second.first != m.entry) return std::nullopt;
+    return it->second.second;
+  }
 
   std::optional<ProfileMatch> match(const ComputeOp& op) const {
     std::optional<ProfileMatch> nearest;
@@ -91,13 +108,26 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
     impl_->entries = read_compute_profile(scenario.simulation.compute_profile, scenario);
   // CPU times first: a sampled run then draws from the CPU samples.
   if (scenario.simulation.host_cores > 0) use_cpu_times(scenario.simulation.compute_profile);
-  if (scenario.simulation.compute_variance == ComputeVariance::sampled) {
+  if (scenario.simulation.compute_variance != ComputeVariance::median) {
     impl_->sampler.emplace(scenario.seed);
     for (const auto& e : impl_->entries) {
       auto sorted = e.samples_s;
       std::sort(sorted.begin(), sorted.end());
       impl_->sorted_samples.push_back(std::move(sorted));
     }
+  }
+  if (scenario.simulation.compute_variance == ComputeVariance::steps) {
+    for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
+      const ProfileEntry& e = impl_->entries[i];
+      for (std::size_t k = 0; k < e.sample_sites.size() && k < e.samples_s.size(); ++k) {
+        const SampleSite& s = e.sample_sites[k];
+        impl_->measured_at[{s.rank, s.step, s.op}] = {i, e.samples_s[k]};
+        impl_->measured_steps.push_back(s.step);
+      }
+    }
+    auto& steps = impl_->measured_steps;
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   }
 }
 
@@ -132,6 +162,7 @@ double ComputeModel::seconds(const ComputeOp& op, int device, const ComputeSite&
   const auto m = impl_->match(op);
   if (!m) return seconds(op, device);  // the device model has no spread to draw from
   const double slowdown = impl_->scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
+  if (const auto t = impl_->measured_step_time(*m, site)) return *t * slowdown;
   const double drawn = impl_->sampler->seconds(impl_->sorted_samples[m->entry],
                                                impl_->entries[m->entry].median_s, site);
   return impl_->scaled(op, *m, drawn) * slowdown;

@@ -4,7 +4,8 @@
 // (written by `geotrain emulate`, read via simulation.compute_profile). The file format is
 // documented next to the implementation (compute_model.cpp) and in sim/workload/README.md.
 // With simulation.compute_variance: sampled, a profiled op's time is drawn from its measured
-// samples per (rank, iteration, op index) instead (compute_sampler.hpp).
+// samples per (rank, iteration, op index) instead, and under compute_variance: steps from one
+// measured step per iteration, all ranks together (compute_sampler.hpp).
 #include <memory>
 #include <string>
 
@@ -24,7 +25,8 @@ class ComputeModel {
   // The op's typical time: a profiled op's median, whatever compute_variance says.
   double seconds(const ComputeOp& op, int device) const;
   // The op's time at one execution: under compute_variance: sampled a draw for `site` from the
-  // profile entry's samples, scaled as the median would be; otherwise seconds(op, device).
+  // profile entry's samples, scaled as the median would be; under steps the time the site's
+  // (rank, op) took in its iteration's drawn measured step; otherwise seconds(op, device).
   double seconds(const ComputeOp& op, int device, const ComputeSite& site) const;
 
  private:

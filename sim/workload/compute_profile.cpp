@@ -110,6 +110,26 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   };
   seconds_list("samples_s", e.samples_s);
   seconds_list("cpu_samples_s", e.cpu_samples_s);
+  if (j.contains("sample_sites")) {
+    const json& sites = j["sample_sites"];
+    const auto is_site = [](const json& s) {
+      return s.is_array() && s.size() == 3 &&
+             std::all_of(s.begin(), s.end(), [](const json& v) {
+               return v.is_number_integer() && v.get<long long>() >= 0 &&
+                      v.get<long long>() <= 1'000'000'000;
+             });
+    };
+    if (!sites.is_array() || sites.size() != e.samples_s.size() ||
+        !std::all_of(sites.begin(), sites.end(), is_site)) {
+      problems.push_back(fmt::format("{}: expected one [rank, step, op] of integers >= 0 per "
+                                     "sample ({} samples)",
+                                     where("sample_sites"), e.samples_s.size()));
+    } else {
+      for (const auto& s : sites)
+        e.sample_sites.push_back(
+            {s[0].get<int>(), s[1].get<int>(), s[2].get<int>()});
+    }
+  }
   e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
   if (problems.size() == before && e.layer_begin >= e.layer_end)
     problems.push_back(
@@ -138,12 +158,14 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
     }
     it->samples_s.push_back(s.seconds);
     if (std::isfinite(s.cpu_seconds)) it->cpu_samples_s.push_back(s.cpu_seconds);
+    if (s.site.known()) it->sample_sites.push_back(s.site);
   }
   for (auto& e : entries) {
     e.median_s = median(e.samples_s);
     // CPU times only when every execution has one (older workers wrote none).
     if (e.cpu_samples_s.size() == e.samples_s.size()) e.cpu_median_s = median(e.cpu_samples_s);
     else e.cpu_samples_s.clear();
+    if (e.sample_sites.size() != e.samples_s.size()) e.sample_sites.clear();
   }
   return entries;
 }
@@ -163,6 +185,11 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
     if (e.has_cpu_time()) {
       op["cpu_median_s"] = e.cpu_median_s;
       op["cpu_samples_s"] = e.cpu_samples_s;
+    }
+    if (!e.sample_sites.empty() && e.sample_sites.size() == e.samples_s.size()) {
+      json sites = json::array();
+      for (const auto& s : e.sample_sites) sites.push_back({s.rank, s.step, s.op});
+      op["sample_sites"] = std::move(sites);
     }
     ops.push_back(std::move(op));
   }

@@ -16,6 +16,9 @@
 // Optional cpu_median_s / cpu_samples_s: the CPU time the worker's thread used in each execution
 // (the op's duration with a core to itself); the host-cores model (simulation.host_cores) runs
 // them on the emulation host's shared cores instead of using the wall times above.
+// Optional sample_sites: [[rank, step, op], ...], one per sample (same order): where in the
+// measured run each execution happened (rank, step, op index in that rank's Program), which
+// compute_variance: steps draws by (whole measured steps, all ranks together).
 #include <cmath>
 #include <optional>
 #include <string>
@@ -25,6 +28,14 @@
 #include "sim/scenario/scenario.hpp"
 
 namespace geotrain {
+
+// Where one sample was measured (rank, step and op index in the rank's Program list).
+struct SampleSite {
+  int rank = -1;
+  int step = -1;
+  int op = -1;
+  bool known() const { return rank >= 0 && step >= 0 && op >= 0; }
+};
 
 struct ProfileEntry {
   ComputeKind kind = ComputeKind::forward;
@@ -36,6 +47,7 @@ struct ProfileEntry {
   std::vector<double> samples_s;
   double cpu_median_s = -1;  // -1: not measured
   std::vector<double> cpu_samples_s;
+  std::vector<SampleSite> sample_sites;  // parallel to samples_s, or empty (not recorded)
   bool has_cpu_time() const { return cpu_median_s >= 0; }
 };
 
@@ -44,6 +56,7 @@ struct ProfileSample {
   ComputeOp op;
   double seconds = 0;
   double cpu_seconds = std::nan("");  // NaN: not measured
+  SampleSite site;                    // unknown unless set
 };
 
 // How busy the machine was while every rank shared it (geotrain emulate), over the measured
@@ -60,7 +73,8 @@ struct ProfileHost {
 };
 
 // Groups samples by (kind, stage, layer range, sequences), in first-seen order; each entry gets
-// the median (mean of the two middle values for an even count) and its samples in order.
+// the median (mean of the two middle values for an even count) and its samples in order, with
+// their sites when every sample has one.
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples);
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,

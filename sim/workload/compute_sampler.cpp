@@ -1,5 +1,7 @@
 #include "sim/workload/compute_sampler.hpp"
 
+#include <utility>
+
 #include "sim/common/quantile.hpp"
 #include "sim/program/dynamic_rules.hpp"
 
@@ -12,10 +14,32 @@ namespace {
 // is drawn low. The value is arbitrary ("compvar" in ASCII) and must never change: it is part
 // of what a seed means.
 constexpr std::uint64_t kComputeVarianceSalt = 0x636f6d70766172ULL;
+// The step stream's salt ("compstep"), fixed for the same reason.
+constexpr std::uint64_t kComputeStepSalt = 0x636f6d7073746570ULL;
 }  // namespace
 
 ComputeSampler::ComputeSampler(std::uint64_t scenario_seed)
-    : stream_seed_(mix_seed(scenario_seed, kComputeVarianceSalt)) {}
+    : stream_seed_(mix_seed(scenario_seed, kComputeVarianceSalt)),
+      step_seed_(mix_seed(scenario_seed, kComputeStepSalt)) {}
+
+std::size_t ComputeSampler::measured_step(std::int64_t iteration, std::int64_t first_step,
+                                          std::size_t count) const {
+  if (count <= 1) return 0;
+  const auto n = static_cast<std::int64_t>(count);
+  const std::int64_t k = iteration - first_step;
+  const std::int64_t cycle = k >= 0 ? k / n : -((-k + n - 1) / n);  // floor(k / n)
+  const auto position = static_cast<std::size_t>(k - cycle * n);
+  // Fisher-Yates over the cycle's own draws (keyed by cycle and slot, so cycles are independent).
+  std::vector<std::size_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) order[i] = i;
+  for (std::size_t i = count - 1; i > 0; --i) {
+    const auto j = static_cast<std::size_t>(
+        mix_seed(step_seed_, static_cast<std::uint64_t>(cycle), static_cast<std::uint64_t>(i)) %
+        static_cast<std::uint64_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return order[position];
+}
 
 double ComputeSampler::unit(const ComputeSite& site) const {
   return unit_draw(stream_seed_, static_cast<std::uint64_t>(site.rank),

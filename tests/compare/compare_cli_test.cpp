@@ -98,6 +98,34 @@ TEST_CASE("compare draws compute times from a profile with samples and reports t
   CHECK(m["p90_s"].get<double>() == Approx(m["p10_s"].get<double>()).epsilon(1e-9));
 }
 
+// kSampledProfile with where each sample was measured: ddp_ring_2's op 0 (forward) and op 1
+// (backward) of ranks 0 and 1 in steps 1-3 (rank 1 only in step 1).
+const char* kSitedProfile = R"({"format": "geotrain-compute-profile", "version": 1, "ops": [
+  {"kind": "forward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.1,
+   "samples_s": [0.05, 0.1, 0.3, 0.2], "sample_sites": [[0, 1, 0], [0, 2, 0], [0, 3, 0], [1, 1, 0]]},
+  {"kind": "backward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.2,
+   "samples_s": [0.1, 0.2, 0.6, 0.4], "sample_sites": [[0, 1, 1], [0, 2, 1], [0, 3, 1], [1, 1, 1]]}]})";
+
+TEST_CASE("compare draws whole measured steps when the profile has sample sites, and the user may pick "
+          "another variance", "[compare]") {
+  const auto dir = test::temp_dir("cli_steps");
+  const std::string measured = fake_measured_run(dir, kSitedProfile);
+  compare_reusing(dir + "/cmp", measured, "");
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/cmp/compare_manifest.json"));
+  CHECK(manifest["compute_variance"] == "steps");
+  CHECK(manifest["simulate_commands"][0].dump().find("simulation.compute_variance=steps") != std::string::npos);
+  // The user's choice reaches the simulations only (the scenario alone has no profile to draw from).
+  compare_reusing(dir + "/cmp_sampled", measured, "--set simulation.compute_variance=sampled");
+  CHECK(nlohmann::json::parse(std::ifstream(dir + "/cmp_sampled/compare_manifest.json"))["compute_variance"] ==
+        "sampled");
+  std::string out;
+  CHECK(test::run_geotrain("compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --measured " + measured +
+                               " --out " + dir + "/cmp_bad --set simulation.compute_variance=often", out) == 2);
+  CHECK_THAT(out, Catch::Contains("--set simulation.compute_variance=often: unknown compute variance "
+                                  "(expected median, sampled or steps)"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp_bad"));
+}
+
 TEST_CASE("compare keeps median compute times for a profile without samples", "[compare]") {
   const auto dir = test::temp_dir("cli_medians");
   const std::string measured = fake_measured_run(dir, R"({"format": "geotrain-compute-profile", "ops": [

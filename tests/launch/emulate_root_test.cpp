@@ -133,6 +133,15 @@ TEST_CASE("emulate: every strategy with 2 and 4 workers trains and accounts for 
   const auto profile = read_json(dir + "/compute_profile.json");
   CHECK(profile["format"] == "geotrain-compute-profile");
   CHECK_FALSE(profile["ops"].empty());
+  // Where each sample was measured (compute_variance: steps): one site per sample, after warm-up.
+  for (const auto& op : profile["ops"]) {
+    REQUIRE(op.contains("sample_sites"));
+    CHECK(op["sample_sites"].size() == op["samples_s"].size());
+    for (const auto& site : op["sample_sites"]) {
+      CHECK(site[0].get<int>() < summary["world_size"].get<int>());
+      CHECK(site[1].get<int>() >= summary["warmup_iterations"].get<int>());
+    }
+  }
   const auto manifest = read_json(dir + "/manifest.json");
   CHECK(manifest["executor"] == "emu");
   CHECK(manifest["status"] == "ok");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/remove_at_exit.hpp"
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -106,8 +107,8 @@ TEST_CASE("measured samples summarize to medians, round-trip through the file",
   std::vector<ProfileSample> samples;
   const ComputeOp f = forward_op(s.model, 0, 0, 0, 4, 8);
   const ComputeOp b = backward_op(s.model, 0, 0, 0, 4, 8);
-  for (double t : {0.012, 0.010, 0.011}) samples.push_back({f, t});
-  for (double t : {0.030, 0.020}) samples.push_back({b, t});
+  for (double t : {0.012, 0.010, 0.011}) samples.push_back({f, t, std::nan(""), {}});
+  for (double t : {0.030, 0.020}) samples.push_back({b, t, std::nan(""), {}});
   const auto entries = summarize_samples(samples);
   REQUIRE(entries.size() == 2);
   CHECK(entries[0].kind == ComputeKind::forward);
@@ -134,8 +135,9 @@ TEST_CASE("CPU times: summarized beside the wall times, and host cores use them"
   const ComputeOp b = backward_op(s.model, 0, 0, 0, 4, 8);
   // Wall times stretched by sharing a core; CPU times are not. The backward op has one sample
   // without a CPU time (an older worker), so it keeps none.
-  const std::vector<ProfileSample> samples{{f, 0.020, 0.010}, {f, 0.024, 0.012}, {f, 0.022, 0.011},
-                                           {b, 0.040, 0.020}, {b, 0.050}};
+  const std::vector<ProfileSample> samples{{f, 0.020, 0.010, {}}, {f, 0.024, 0.012, {}},
+                                           {f, 0.022, 0.011, {}}, {b, 0.040, 0.020, {}},
+                                           {b, 0.050, std::nan(""), {}}};
   const auto entries = summarize_samples(samples);
   REQUIRE(entries.size() == 2);
   CHECK(entries[0].has_cpu_time());

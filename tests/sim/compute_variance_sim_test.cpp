@@ -154,3 +154,54 @@ TEST_CASE("median compute: every iteration takes the profile's median",
   CHECK(q.at("p10").get<double>() == Approx(0.2).margin(1e-12));
   CHECK(q.at("p90").get<double>() == Approx(0.2).margin(1e-12));
 }
+
+namespace {
+
+// Measured steps 1-4 of the forward op (op 0) on ranks 0 and 1: a rank is fast in the steps
+// where the other is slow (two ranks sharing a core), so the slower of the two is 0.4, 0.3, 0.3,
+// 0.4 s per step while independent draws would pair 0.4 with 0.4 at times.
+const std::vector<double> kRank0{0.1, 0.3, 0.2, 0.4}, kRank1{0.4, 0.1, 0.3, 0.2};
+
+Scenario steps_scenario(std::uint64_t seed) {
+  Scenario s = scenario(2, ComputeVariance::steps, seed);
+  std::string samples, sites;
+  for (int r = 0; r < 2; ++r)
+    for (int step = 1; step <= 4; ++step) {
+      const double t = (r == 0 ? kRank0 : kRank1)[static_cast<std::size_t>(step - 1)];
+      samples += (samples.empty() ? "" : ", ") + std::to_string(t);
+      sites += (sites.empty() ? "[" : ", [") + std::to_string(r) + ", " + std::to_string(step) + ", 0]";
+    }
+  const auto path = std::filesystem::path(s.simulation.compute_profile).parent_path() / "steps.json";
+  std::ofstream(path) << R"({"format": "geotrain-compute-profile", "version": 1,
+    "ops": [{"kind": "forward", "layer_begin": 0, "layer_end": 1, "sequences": 1, "flops": 1e12,
+             "median_s": 0.25, "samples_s": [)" << samples << R"(], "sample_sites": [)" << sites << "]}]}";
+  s.simulation.compute_profile = path.string();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("steps compute: both ranks of an iteration take the same measured step, each step once "
+          "per cycle", "[sim][closed-form][compute-variance]") {
+  const auto r = run(steps_scenario(4), program(2));
+  INFO(r.error);
+  REQUIRE(r.ok);
+  const auto times = iteration_times(r);
+  REQUIRE(times.size() == kIterations);
+  const ComputeSampler sampler(4);
+  for (int i = 0; i < kIterations; ++i) {
+    INFO("iteration " << i);
+    const auto k = sampler.measured_step(i, 1, 4);  // measured steps 1..4 -> index 0..3
+    CHECK(times[static_cast<std::size_t>(i)] == Approx(std::max(kRank0[k], kRank1[k])).margin(1e-12));
+  }
+  // Iterations 1-4 are one cycle: the measured steps' slower ranks, in some order.
+  std::vector<double> cycle(times.begin() + 1, times.begin() + 5);
+  std::sort(cycle.begin(), cycle.end());
+  CHECK(cycle[0] == Approx(0.3).margin(1e-12));
+  CHECK(cycle[1] == Approx(0.3).margin(1e-12));
+  CHECK(cycle[2] == Approx(0.4).margin(1e-12));
+  CHECK(cycle[3] == Approx(0.4).margin(1e-12));
+  const auto again = run(steps_scenario(4), program(2));
+  REQUIRE(again.ok);
+  CHECK(r.summary.at("iteration_end_s") == again.summary.at("iteration_end_s"));
+}
