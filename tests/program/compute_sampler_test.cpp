@@ -19,18 +19,8 @@ using namespace geotrain;
 
 namespace {
 
-// Two V100s, device 1 three times slower; gpt-tiny (4 layers).
 Scenario sampled_scenario(const std::string& profile, const std::string& variance, int seed = 1) {
-  const std::string text = fmt::format(
-      "seed: {}\n"
-      "devices: {{count: 2, profile: V100, regions: [lab], overrides: [{{ids: [1], slowdown: "
-      "3}}]}}\n"
-      "network: {{regions: {{intra: {{delay: 5ms, bandwidth: 2Gbps}}}}}}\n"
-      "model: {{preset: gpt-tiny}}\n"
-      "strategy: {{name: ddp-allreduce}}\n"
-      "simulation: {{compute_profile: {}, compute_variance: {}}}\n",
-      seed, profile, variance);
-  return parse_scenario(text, "test.yaml", test::kSource + "/scenarios/examples");
+  return test::profiled_scenario(profile, variance, seed);
 }
 
 // forward [0, 4) x 8 sequences measured 0.1, 0.3, 0.2 s (median 0.2); backward [0, 4) x 8 with

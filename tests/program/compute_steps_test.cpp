@@ -28,18 +28,8 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
-// Two V100s, device 1 three times slower; gpt-tiny (4 layers).
 Scenario steps_scenario(const std::string& profile, int seed) {
-  const std::string text = fmt::format(
-      "seed: {}\n"
-      "devices: {{count: 2, profile: V100, regions: [lab], overrides: [{{ids: [1], slowdown: "
-      "3}}]}}\n"
-      "network: {{regions: {{intra: {{delay: 5ms, bandwidth: 2Gbps}}}}}}\n"
-      "model: {{preset: gpt-tiny}}\n"
-      "strategy: {{name: ddp-allreduce}}\n"
-      "simulation: {{compute_profile: {}, compute_variance: steps}}\n",
-      seed, profile);
-  return parse_scenario(text, "test.yaml", test::kSource + "/scenarios/examples");
+  return test::profiled_scenario(profile, "steps", seed);
 }
 
 // Forward [0, 4) x 8 sequences measured as op 0 of ranks 0 and 1 in steps 1, 2, 3; rank r's

@@ -25,6 +25,21 @@ inline Scenario scenario_with(int devices, const std::string& strategy,
   return parse_scenario(text, "test.yaml", kSource + "/scenarios/examples");
 }
 
+// Two V100s, device 1 three times slower, gpt-tiny (4 layers), timed by the profile `profile`
+// under simulation.compute_variance `variance` (the compute sampler and steps tests).
+inline Scenario profiled_scenario(const std::string& profile, const std::string& variance, int seed = 1) {
+  const std::string text = fmt::format(
+      "seed: {}\n"
+      "devices: {{count: 2, profile: V100, regions: [lab], overrides: [{{ids: [1], slowdown: "
+      "3}}]}}\n"
+      "network: {{regions: {{intra: {{delay: 5ms, bandwidth: 2Gbps}}}}}}\n"
+      "model: {{preset: gpt-tiny}}\n"
+      "strategy: {{name: ddp-allreduce}}\n"
+      "simulation: {{compute_profile: {}, compute_variance: {}}}\n",
+      seed, profile, variance);
+  return parse_scenario(text, "test.yaml", kSource + "/scenarios/examples");
+}
+
 inline std::string joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += l + "\n";
