@@ -161,7 +161,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const Scenario s = load_scenario(o.scenario, scenario_sets(o));
   // The scenario was loaded without it (scenario_sets), so the user's compute_variance is
   // checked here, before anything is written.
-  if (const auto v = compute_variance(o, "median"); v != "median" && v != "sampled" && v != "steps")
+  if (const auto v = compute_variance(o, "median"); !compute_variance_named(v))
     throw InputError(fmt::format("--set {}{}: unknown compute variance (expected median, sampled "
                                  "or steps)", kVarianceKey, v));
   // A reused run is read, and its host cores checked, before anything is written.

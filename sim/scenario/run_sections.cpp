@@ -87,10 +87,8 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
   if (auto r = s.boolean("rendezvous")) sim.rendezvous = *r;
   if (auto b = s.boolean("buffered_sends")) sim.buffered_sends = *b;
   if (auto e = s.number("payload_efficiency", 0.01, 1)) sim.payload_efficiency = *e;
-  if (auto v = s.choice("compute_variance", {"median", "sampled", "steps"}, "compute variance")) {
-    sim.compute_variance = *v == "sampled" ? ComputeVariance::sampled
-                           : *v == "steps" ? ComputeVariance::steps
-                                           : ComputeVariance::median;
+  if (auto v = s.choice("compute_variance", compute_variance_names(), "compute variance")) {
+    sim.compute_variance = *compute_variance_named(*v);
     // Sampling draws from the measured samples; without a profile there is nothing to draw from
     // (the device model has no spread), so silently running the median would mislead.
     if (sim.compute_variance != ComputeVariance::median && !s.has("compute_profile"))

@@ -1,6 +1,7 @@
 #pragma once
 // A typed scenario: everything geotrain needs to simulate, schedule or emulate one training setup.
 // Produced by load_scenario() (scenario_loader.hpp) from YAML; all values in SI units.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,8 +35,21 @@ struct Device {
 
 enum class NetworkModel { flow, tcp };
 // median: every Compute op takes its profile entry's median; sampled: a seeded draw from the
-// entry's measured samples (sim/workload/compute_sampler.hpp).
+// entry's measured samples; steps: every rank's times from one measured step per iteration
+// (sim/workload/compute_sampler.hpp).
 enum class ComputeVariance { median, sampled, steps };
+// The names a scenario (simulation.compute_variance) and `compare --set` accept, in enum order.
+inline const std::vector<std::string>& compute_variance_names() {
+  static const std::vector<std::string> names{"median", "sampled", "steps"};
+  return names;
+}
+// The variance called `name`, if it is one of compute_variance_names().
+inline std::optional<ComputeVariance> compute_variance_named(const std::string& name) {
+  const auto& names = compute_variance_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<ComputeVariance>(i);
+  return std::nullopt;
+}
 enum class PlacementKind { identity, random, file, scheduler };
 enum class DelayBackend { auto_detect, netem, nfqueue };
 enum class Optimizer { sgd, adam, adamw };
