@@ -59,7 +59,8 @@ DynamicOps::DynamicOps(RankContext& ctx, StageState& state) : ctx_(ctx), state_(
 // step. So before the first step every member exchanges one op-sized buffer (at most
 // kWarmUpMaxBytes) with every other member of each dynamic group, as static Programs do in
 // their (unmeasured) first iteration. The namespaces keep tcp_slow_start_after_idle = 0, so
-// the windows stay open afterwards. Static ops need nothing: their first iteration is warm-up.
+// the windows stay open afterwards. Sends and Recvs are warmed the same way
+// (TransferOps::warm_up_pairs); collectives' first iteration is their warm-up.
 void DynamicOps::warm_up_groups() {
   std::map<GroupId, double> bytes;
   for (const auto& op : ctx_.ops)

@@ -31,7 +31,12 @@ class Interpreter {
  public:
   Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster);
 
-  void warm_up_dynamic_groups() { dynamic_.warm_up_groups(); }
+  // Opens the TCP windows of every connection the Program uses before step 0: the dynamic
+  // groups' members pairwise, and the peers of its Sends and Recvs.
+  void warm_up_connections() {
+    transfers_.warm_up_pairs();
+    dynamic_.warm_up_groups();
+  }
   void run_step(int step);  // one iteration of the Program
   // Waits until the partial-reduce coordinators this rank hosts have served every arrival.
   void finish() { dynamic_.finish(); }

@@ -60,7 +60,7 @@ void run_worker(const WorkerJob& job, const WorkerOptions& options) {
   }
   auto interpreter = std::make_unique<Interpreter>(job, options, *cluster);
   try {
-    interpreter->warm_up_dynamic_groups();
+    interpreter->warm_up_connections();
     cluster->start_together("start");
     for (int step = 0; step < options.steps; ++step) {
       interpreter->run_step(step);

@@ -19,6 +19,10 @@ class TransferOps {
  public:
   TransferOps(RankContext& ctx, StageState& state, MicroBatchTensors& tensors);
 
+  // Before the first step: one exchange of the largest Send/Recv size with every peer this
+  // rank's Program sends to or receives from (transfer_ops.cpp says why).
+  void warm_up_pairs();
+
   PendingOp send(int i, const SendOp& s);
   PendingOp recv(int i, const RecvOp& r);
   PendingOp collective(int i, const CollectiveOp& c);

@@ -58,3 +58,27 @@ TEST_CASE("bad queue definitions are refused", "[delayer]") {
   q.add_queue(1, 1);
   CHECK_THROWS_AS(q.add_queue(1, 2), std::invalid_argument);
 }
+
+TEST_CASE("a packet stamped earlier than the one ahead of it is not due before that one", "[delayer]") {
+  // With kernel arrival stamps, a packet read without a stamp (arrival = read time) can precede a
+  // stamped one whose arrival is earlier; a batch verdict releases a FIFO prefix, so the later
+  // packet must wait for the earlier one's due time rather than hold it back or overtake it.
+  DelayQueues q;
+  q.add_queue(2, 10'000'000);
+  q.push(2, 1, 3'000'000);  // due 13 ms
+  q.push(2, 2, 1'000'000);  // stamped 1 ms: due 11 ms on its own, clamped to 13 ms
+  q.push(2, 3, 4'000'000);  // due 14 ms
+  CHECK(q.next_due_ns() == 13'000'000);
+  CHECK(release_at(q, 12'999'999).empty());
+  CHECK(release_at(q, 13'000'000) == std::vector<Release>{{2, 2, 2}});
+  CHECK(release_at(q, 14'000'000) == std::vector<Release>{{2, 3, 1}});
+}
+
+TEST_CASE("the smallest delay bounds how long the delayer may leave arrivals unread", "[delayer]") {
+  DelayQueues q;
+  CHECK(q.min_delay_ns() == DelayQueues::kNever);
+  q.add_queue(0, 67'000'000);
+  q.add_queue(5, 5'000'000);
+  q.add_queue(9, 11'000'000);
+  CHECK(q.min_delay_ns() == 5'000'000);
+}

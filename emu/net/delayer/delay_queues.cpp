@@ -35,10 +35,18 @@ bool DelayQueues::has_queue(int queue_num) const {
          index_of_queue_[static_cast<std::size_t>(queue_num)] >= 0;
 }
 
-void DelayQueues::push(int queue_num, std::uint32_t packet_id, std::int64_t now_ns) {
+void DelayQueues::push(int queue_num, std::uint32_t packet_id, std::int64_t arrival_ns) {
   Fifo& f = fifos_.at(static_cast<std::size_t>(index_of_queue_.at(static_cast<std::size_t>(queue_num))));
-  f.push({packet_id, now_ns + f.delay_ns});
+  std::int64_t due = arrival_ns + f.delay_ns;
+  if (f.size > 0) due = std::max(due, f.back().due_ns);
+  f.push({packet_id, due});
   max_held_ = std::max(max_held_, ++held_);
+}
+
+std::int64_t DelayQueues::min_delay_ns() const {
+  std::int64_t least = kNever;
+  for (const Fifo& f : fifos_) least = std::min(least, f.delay_ns);
+  return least;
 }
 
 std::int64_t DelayQueues::next_due_ns() const {

@@ -19,8 +19,13 @@ class DelayQueues {
   void add_queue(int queue_num, std::int64_t delay_ns);
   bool has_queue(int queue_num) const;
 
-  // A packet of queue_num, given the kernel's packet id, arrived at now_ns.
-  void push(int queue_num, std::uint32_t packet_id, std::int64_t now_ns);
+  // A packet of queue_num, given the kernel's packet id, arrived at arrival_ns. Its due time is
+  // arrival + delay, but never before the due time of the packet ahead of it: a batch verdict
+  // releases a FIFO prefix, so due times must not decrease within a queue.
+  void push(int queue_num, std::uint32_t packet_id, std::int64_t arrival_ns);
+
+  // The smallest delay of any queue (kNever when there is none).
+  std::int64_t min_delay_ns() const;
 
   // Earliest due time of any held packet, kNever when none is held.
   std::int64_t next_due_ns() const;
@@ -50,6 +55,7 @@ class DelayQueues {
     std::size_t head = 0, size = 0;
     void push(Entry e);
     const Entry& front() const { return ring[head]; }
+    const Entry& back() const { return ring[(head + size - 1) % ring.size()]; }
     void pop() { head = (head + 1) % ring.size(), --size; }
   };
   std::vector<Fifo> fifos_;

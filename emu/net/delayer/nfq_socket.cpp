@@ -1,6 +1,8 @@
 #include "emu/net/delayer/nfq_socket.hpp"
 
 #include <arpa/inet.h>
+#include <endian.h>
+#include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
@@ -33,10 +35,16 @@ NfqSocket::NfqSocket(int rcvbuf_bytes) {
     messages_[i].msg_hdr.msg_iov = &iovecs_[i];
     messages_[i].msg_hdr.msg_iovlen = 1;
   }
+  // Receive stamps are a host-wide switch (net_enable_timestamp) that any socket asking for them
+  // turns on; without it NFQA_TIMESTAMP is absent and the delayer falls back to its read time.
+  stamp_fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const int on = 1;
+  if (stamp_fd_ >= 0) (void)setsockopt(stamp_fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
 }
 
 NfqSocket::~NfqSocket() {
   if (nl_ != nullptr) mnl_socket_close(nl_);
+  if (stamp_fd_ >= 0) close(stamp_fd_);
 }
 
 int NfqSocket::fd() const { return mnl_socket_get_fd(nl_); }
@@ -78,7 +86,8 @@ std::size_t NfqSocket::receive_batch() {
   throw sys_error("recvmmsg");
 }
 
-bool NfqSocket::parse_packet(const char* data, std::size_t len, int& queue_num, std::uint32_t& id) {
+bool NfqSocket::parse_packet(const char* data, std::size_t len, int& queue_num, std::uint32_t& id,
+                             std::int64_t& arrival_real_ns) {
   auto* nlh = reinterpret_cast<const nlmsghdr*>(data);
   int remaining = static_cast<int>(len);
   if (!mnl_nlmsg_ok(nlh, remaining)) return false;
@@ -92,15 +101,25 @@ bool NfqSocket::parse_packet(const char* data, std::size_t len, int& queue_num, 
   auto* nfg = static_cast<const nfgenmsg*>(mnl_nlmsg_get_payload(nlh));
   queue_num = ntohs(nfg->res_id);
   auto* end = reinterpret_cast<const char*>(mnl_nlmsg_get_payload_tail(nlh));
+  bool have_id = false;
+  arrival_real_ns = 0;
   for (auto* attr = static_cast<const nlattr*>(mnl_nlmsg_get_payload_offset(nlh, sizeof(nfgenmsg)));
        mnl_attr_ok(attr, static_cast<int>(end - reinterpret_cast<const char*>(attr)));
        attr = mnl_attr_next(attr)) {
-    if (mnl_attr_get_type(attr) != NFQA_PACKET_HDR) continue;
-    auto* hdr = static_cast<const nfqnl_msg_packet_hdr*>(mnl_attr_get_payload(attr));
-    id = ntohl(hdr->packet_id);
-    return true;
+    const auto type = mnl_attr_get_type(attr);
+    if (type == NFQA_PACKET_HDR) {
+      auto* hdr = static_cast<const nfqnl_msg_packet_hdr*>(mnl_attr_get_payload(attr));
+      id = ntohl(hdr->packet_id);
+      have_id = true;
+    } else if (type == NFQA_TIMESTAMP &&
+               mnl_attr_get_payload_len(attr) >= sizeof(nfqnl_msg_packet_timestamp)) {
+      nfqnl_msg_packet_timestamp ts{};
+      std::memcpy(&ts, mnl_attr_get_payload(attr), sizeof ts);
+      arrival_real_ns = static_cast<std::int64_t>(be64toh(ts.sec)) * 1'000'000'000 +
+                        static_cast<std::int64_t>(be64toh(ts.usec)) * 1'000;
+    }
   }
-  return false;
+  return have_id;
 }
 
 void NfqSocket::add_batch_verdict(int queue_num, std::uint32_t last_id) {

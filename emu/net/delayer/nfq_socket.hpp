@@ -3,6 +3,11 @@
 // metadata only (COPY_META: no payload copies) and for whole GSO packets (NFQA_CFG_F_GSO: the
 // trial measured 45x fewer packets and a 4x higher ceiling than segmenting), drains with
 // recvmmsg, and sends all verdicts of a release round as one datagram of batch verdicts.
+//
+// It also turns on the kernel's receive time stamps (a socket with SO_TIMESTAMPNS does this for
+// the whole host) so every queued packet carries the time it reached the namespace
+// (NFQA_TIMESTAMP). The delayer then counts the delay from that arrival, not from when it got
+// round to reading the packet, and need not wake for every arrival (delayer_main.cpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,7 +29,8 @@ class NfqSocket {
   void bind_queue(int queue_num, std::uint32_t queue_maxlen);
   int fd() const;
 
-  // Reads what is waiting (never blocks): calls on_packet(queue_num, packet_id) per packet.
+  // Reads what is waiting (never blocks): calls on_packet(queue_num, packet_id, arrival) per
+  // packet, arrival = the kernel's receive stamp in CLOCK_REALTIME ns, 0 when it has none.
   // Returns the number of datagrams read, 0 when nothing was waiting.
   template <typename OnPacket>
   std::size_t receive(OnPacket&& on_packet);
@@ -38,7 +44,8 @@ class NfqSocket {
 
  private:
   // Parses one datagram; returns false for non-packet messages.
-  bool parse_packet(const char* data, std::size_t len, int& queue_num, std::uint32_t& id);
+  bool parse_packet(const char* data, std::size_t len, int& queue_num, std::uint32_t& id,
+                    std::int64_t& arrival_real_ns);
   std::size_t receive_batch();
 
   static constexpr std::size_t kSlots = 64;
@@ -51,6 +58,7 @@ class NfqSocket {
   std::vector<iovec> iovecs_ = std::vector<iovec>(kSlots);
   std::vector<char> verdicts_;
   std::uint64_t enobufs_ = 0, errors_ = 0;
+  int stamp_fd_ = -1;  // keeps the host's receive time stamps on while the delayer runs
 };
 
 template <typename OnPacket>
@@ -59,8 +67,9 @@ std::size_t NfqSocket::receive(OnPacket&& on_packet) {
   for (std::size_t i = 0; i < n; ++i) {
     int queue = 0;
     std::uint32_t id = 0;
+    std::int64_t arrival = 0;
     const char* data = recv_buffers_.data() + i * kSlotBytes;
-    if (parse_packet(data, messages_[i].msg_len, queue, id)) on_packet(queue, id);
+    if (parse_packet(data, messages_[i].msg_len, queue, id, arrival)) on_packet(queue, id, arrival);
   }
   return n;
 }
