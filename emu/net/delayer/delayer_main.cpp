@@ -108,7 +108,8 @@ void raise_priority(int priority, const std::string& tag) {
   mlockall(MCL_CURRENT | MCL_FUTURE);
 }
 
-void write_stats(const Options& o, const DelayQueues& q, const NfqSocket& s, const ReadLag& lag) {
+void write_stats(const Options& o, const DelayQueues& q, const NfqSocket& in, const NfqSocket& out,
+                 const ReadLag& lag) {
   if (o.stats_file.empty()) return;
   const std::string tmp = o.stats_file + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "w");
@@ -120,16 +121,24 @@ void write_stats(const Options& o, const DelayQueues& q, const NfqSocket& s, con
                "\"unstamped\": %llu}\n",
                o.tag.c_str(), static_cast<unsigned long long>(q.released()), q.held(), q.max_held(),
                q.lateness_mean_ns() / 1e3, static_cast<double>(q.lateness_max_ns()) / 1e3,
-               static_cast<unsigned long long>(s.enobufs()), static_cast<unsigned long long>(s.errors()),
+               static_cast<unsigned long long>(in.enobufs() + out.enobufs()),
+               static_cast<unsigned long long>(in.errors() + out.errors()),
                lag.mean_us(), static_cast<double>(lag.max_ns) / 1e3,
                static_cast<unsigned long long>(lag.unstamped));
   std::fclose(f);
   std::rename(tmp.c_str(), o.stats_file.c_str());
 }
 
+// Queues from 32768 up hold this namespace's own ICMP on its way out (emu/net/plan.cpp numbers
+// them). Those packets never crossed a receive path and carry no arrival stamp, so they sit on a
+// socket of their own that is always read at once; the receivers' queues (stamped) are read in
+// batches (below).
+constexpr int kEgressQueueBase = 32768;
+
 void run(Options& o) {
-  NfqSocket socket(o.rcvbuf);
-  for (int q : o.queue_nums) socket.bind_queue(q, o.queue_maxlen);
+  NfqSocket ingress(o.rcvbuf), egress(o.rcvbuf);
+  const auto socket_of = [&](int queue) -> NfqSocket& { return queue >= kEgressQueueBase ? egress : ingress; };
+  for (int q : o.queue_nums) socket_of(q).bind_queue(q, o.queue_maxlen);
   raise_priority(o.realtime, o.tag);
   // The starter made us die with it until now; from here on the cluster's record and guardian
   // own us (`emu up` exits and leaves its delayers running).
@@ -149,20 +158,28 @@ void run(Options& o) {
   sigdelset(&during_wait, SIGINT);
 
   ReadLag lag;
+  const std::int64_t min_delay = o.queues.min_delay_ns();
+  const std::int64_t read_pause = min_delay == DelayQueues::kNever ? 0 : min_delay / 2;  // see the batched reads below
+  const std::int64_t trusted_lag = read_pause + 1'000'000'000;
   std::int64_t read_now = 0, real_minus_mono = 0;  // set once per read round
   auto on_packet = [&](int queue, std::uint32_t id, std::int64_t arrival_real) {
     if (!o.queues.has_queue(queue)) return;
     std::int64_t arrival = read_now;
-    if (arrival_real > 0) {
-      // Clamp: a stamp can never be later than now, nor trusted if the clocks jumped.
-      arrival = std::min(read_now, arrival_real - real_minus_mono);
+    // A stamp is trusted if it is no older than the longest a packet can wait unread (plus a
+    // second) and never later than now: not one of another clock (a kernel that left a sender's
+    // departure time on the packet), not across a clock step.
+    const std::int64_t stamped = arrival_real - real_minus_mono;
+    if (arrival_real > 0 && stamped >= read_now - trusted_lag) {
+      arrival = std::min(read_now, stamped);
       lag.add(read_now - arrival);
     } else {
       ++lag.unstamped;
     }
     o.queues.push(queue, id, arrival);
   };
-  auto release = [&](int queue, std::uint32_t last_id, std::size_t) { socket.add_batch_verdict(queue, last_id); };
+  auto release = [&](int queue, std::uint32_t last_id, std::size_t) {
+    socket_of(queue).add_batch_verdict(queue, last_id);
+  };
   // Batched reads: once the delayer has read packets, it stops listening for arrivals for half
   // the smallest delay and lets them queue in the kernel; it reads them at its next wake-up (a
   // release or the end of that pause), long before they are due, and the stamps keep the delay
@@ -170,16 +187,15 @@ void run(Options& o) {
   // wake-ups. On a busy host each wake-up is a context switch: with one per arrival and one per
   // release, the delayers took over half of two cores during a 16-rank all-to-all
   // (docs/emulated-network.md, "Host capacity").
-  const std::int64_t min_delay = o.queues.min_delay_ns();
-  const std::int64_t read_pause = min_delay == DelayQueues::kNever ? 0 : min_delay / 2;
   std::int64_t last_arrivals = std::numeric_limits<std::int64_t>::min() / 2;  // last read that found packets
   std::int64_t next_stats = now_ns();
   while (!g_stop) {
     std::int64_t now = now_ns();
     o.queues.release_due(now, release);
-    socket.flush_verdicts();
+    ingress.flush_verdicts();
+    egress.flush_verdicts();
     if (now >= next_stats) {
-      write_stats(o, o.queues, socket, lag);
+      write_stats(o, o.queues, ingress, egress, lag);
       next_stats = now + 1'000'000'000;
     }
     std::int64_t wake = std::min(o.queues.next_due_ns(), next_stats);
@@ -187,22 +203,24 @@ void run(Options& o) {
     if (!listen) wake = std::min(wake, last_arrivals + read_pause);
     const std::int64_t wait = std::max<std::int64_t>(0, wake - now);
     timespec timeout{static_cast<time_t>(wait / 1'000'000'000), static_cast<long>(wait % 1'000'000'000)};
-    pollfd pfd{socket.fd(), static_cast<short>(listen ? POLLIN : 0), 0};
-    const int ready = ppoll(&pfd, 1, &timeout, &during_wait);
+    pollfd pfds[2] = {{ingress.fd(), static_cast<short>(listen ? POLLIN : 0), 0}, {egress.fd(), POLLIN, 0}};
+    const int ready = ppoll(pfds, 2, &timeout, &during_wait);
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("ppoll: ") + std::strerror(errno));
     if (ready < 0) continue;
     read_now = now_ns();
     real_minus_mono = clock_ns(CLOCK_REALTIME) - read_now;
     // Drain in bounded rounds so due packets are released between rounds.
+    for (int round = 0; round < 8 && egress.receive(on_packet) > 0; ++round) {
+    }
     std::size_t got = 0;
     for (int round = 0; round < 8; ++round) {
-      const std::size_t n = socket.receive(on_packet);
+      const std::size_t n = ingress.receive(on_packet);
       if (n == 0) break;
       got += n;
     }
     if (got > 0) last_arrivals = read_now;
   }
-  write_stats(o, o.queues, socket, lag);
+  write_stats(o, o.queues, ingress, egress, lag);
 }
 
 }  // namespace
