@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "emu/worker/cluster.hpp"
+#include "emu/worker/warm_up.hpp"
 #include "emu/worker/wire_types.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/overloaded.hpp"
@@ -20,10 +21,6 @@ namespace {
 constexpr int kGossipTag = 1 << 20;
 constexpr int kPartialReduceTag = 1 << 21;
 constexpr int kWarmUpTag = 1 << 22;
-// Warm-up exchanges stop at this size: enough to open the congestion window to the bandwidth-
-// delay product of any scaled link here (25 Mbit/s x 0.5 s RTT = 1.6 MB) without spending
-// minutes on a large model.
-constexpr double kWarmUpMaxBytes = 16.0 * 1024 * 1024;
 
 using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
@@ -67,20 +64,11 @@ void DynamicOps::warm_up_groups() {
     if (const auto* d = op.as<DynamicOp>()) bytes[d->group] = std::max(bytes[d->group], d->bytes);
   for (const auto& [group, size] : bytes) {
     const auto& ranks = ctx_.job.program.group(group).ranks;
-    const auto count = static_cast<std::int64_t>(std::min(size, kWarmUpMaxBytes) / sizeof(float));
-    if (ranks.size() < 2 || count == 0) continue;
-    auto& pg = ctx_.cluster.group(group);
     const int me = ctx_.cluster.position(group);
-    std::vector<torch::Tensor> buffers;
-    std::vector<WorkPtr> works;
-    for (int peer = 0; peer < static_cast<int>(ranks.size()); ++peer) {
-      if (peer == me) continue;
-      std::vector<torch::Tensor> out{torch::zeros({count})}, in{torch::empty({count})};
-      works.push_back(pg.recv(in, peer, kWarmUpTag));
-      works.push_back(pg.send(out, peer, kWarmUpTag));
-      buffers.insert(buffers.end(), {out[0], in[0]});
-    }
-    for (auto& w : works) w->wait(ctx_.cluster.timeout());
+    std::map<int, double> each_peer;
+    for (int peer = 0; peer < static_cast<int>(ranks.size()); ++peer)
+      if (peer != me) each_peer[peer] = size;
+    warm_up_exchange(ctx_.cluster.group(group), each_peer, each_peer, kWarmUpTag, ctx_.cluster.timeout());
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "emu/worker/cluster.hpp"
 #include "emu/worker/collective_runner.hpp"
+#include "emu/worker/warm_up.hpp"
 #include "emu/worker/wire_types.hpp"
 #include "sim/common/error.hpp"
 
@@ -23,7 +24,6 @@ void check_bytes(int rank, int i, const Op& op, double program_bytes, double ten
 // Tags above the Program's own (its tags count ops and micro-batches) and apart from the
 // dynamic groups' warm-up tag.
 constexpr int kPairWarmUpTag = (1 << 22) + 1;
-constexpr double kPairWarmUpMaxBytes = 16.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -35,33 +35,14 @@ constexpr double kPairWarmUpMaxBytes = 16.0 * 1024 * 1024;
 // keep the offset the slow first step gave them, and the whole run then behaves differently
 // from a long one. The simulator models warm connections (tcp_slow_start_after_idle = 0), as a
 // long run has them, so the worker opens the windows first: one exchange per direction of the
-// largest message the Program sends on that pair (at most kPairWarmUpMaxBytes).
+// largest message the Program sends on that pair (at most kWarmUpMaxBytes, warm_up.hpp).
 void TransferOps::warm_up_pairs() {
   std::map<int, double> send_bytes, recv_bytes;
   for (const auto& op : ctx_.ops) {
     if (const auto* s = op.as<SendOp>()) send_bytes[s->peer] = std::max(send_bytes[s->peer], s->bytes);
     if (const auto* r = op.as<RecvOp>()) recv_bytes[r->peer] = std::max(recv_bytes[r->peer], r->bytes);
   }
-  const auto elements = [](double bytes) {
-    return static_cast<std::int64_t>(std::min(bytes, kPairWarmUpMaxBytes) / sizeof(float));
-  };
-  auto& world = ctx_.cluster.world();
-  std::vector<torch::Tensor> buffers;
-  std::vector<c10::intrusive_ptr<c10d::Work>> works;
-  // Receives first, as everywhere in the worker (README: a peer sends once it has our notice).
-  for (const auto& [peer, bytes] : recv_bytes) {
-    if (elements(bytes) == 0) continue;
-    std::vector<torch::Tensor> in{torch::empty({elements(bytes)})};
-    works.push_back(world.recv(in, peer, kPairWarmUpTag));
-    buffers.push_back(in[0]);
-  }
-  for (const auto& [peer, bytes] : send_bytes) {
-    if (elements(bytes) == 0) continue;
-    std::vector<torch::Tensor> out{torch::zeros({elements(bytes)})};
-    works.push_back(world.send(out, peer, kPairWarmUpTag));
-    buffers.push_back(out[0]);
-  }
-  for (auto& w : works) w->wait(ctx_.cluster.timeout());
+  warm_up_exchange(ctx_.cluster.world(), recv_bytes, send_bytes, kPairWarmUpTag, ctx_.cluster.timeout());
 }
 
 TransferOps::TransferOps(RankContext& ctx, StageState& state, MicroBatchTensors& tensors)
