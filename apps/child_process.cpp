@@ -28,6 +28,10 @@ void run_child(const std::string& program, const std::vector<std::string>& args,
   process::ChildSpec spec;
   spec.argv = {program};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  // A `validate` or `compare` that is stopped takes its run with it: an orphaned `emulate` went
+  // on holding the host's namespaces and cores under the next run (seen with a killed validate).
+  // Its emu guard still removes what the emulation had set up.
+  spec.die_with_parent = true;
   if (!log_path.empty()) {
     // Appended, so a failed run's log keeps what came before; a log that cannot be opened
     // leaves the output on our terminal rather than failing the run.

@@ -95,6 +95,53 @@ void write_summary(const ValidateOptions& o, const std::string& csv, const Suite
   std::ofstream(o.out + "/summary.json") << j.dump(2) << "\n";
 }
 
+// A case whose run data a clone does not have (git keeps comparison.csv, not ops.csv): its
+// committed comparison rows go into the summary as they are, so `--reuse-only` on a clone
+// rewrites the summary over the whole suite, not just the cases emulated here. False when the
+// case has no comparison.csv of the current columns.
+bool keep_committed_comparison(const std::string& case_dir, const std::string& prefix,
+                               std::string& csv, SuiteErrors& errors) {
+  std::ifstream in(case_dir + "/comparison.csv");
+  std::string header, line, rows;
+  if (!in || !std::getline(in, header) || header != compare::comparison_csv_header()) return false;
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at <= header.size();) {
+    const auto comma = std::min(header.find(',', at), header.size());
+    names.push_back(header.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const auto column = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  SuiteErrors found;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    for (std::size_t at = 0; at <= line.size();) {
+      const auto comma = std::min(line.find(',', at), line.size());
+      f.push_back(line.substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (f.size() != names.size()) return false;
+    const auto& model = f[column("network_model")];
+    try {
+      found.median[model].push_back(std::stod(f[column("error_pct")]));
+      found.mean[model].push_back(std::stod(f[column("mean_error_pct")]));
+      found.p90[model].push_back(std::stod(f[column("p90_error_pct")]));
+    } catch (const std::exception&) {
+      return false;
+    }
+    rows += prefix + line + "\n";
+  }
+  if (rows.empty()) return false;
+  csv += rows;
+  using Part = std::map<std::string, std::vector<double>> SuiteErrors::*;
+  for (Part part : {&SuiteErrors::median, &SuiteErrors::mean, &SuiteErrors::p90})
+    for (const auto& [model, e] : found.*part)
+      (errors.*part)[model].insert((errors.*part)[model].end(), e.begin(), e.end());
+  return true;
+}
+
 int run_validate(const ValidateOptions& o) {
   const auto files = suite(o);  // bad --scenarios is refused before anything is created
   fs::create_directories(o.out);
@@ -113,7 +160,14 @@ int run_validate(const ValidateOptions& o) {
     // Reusable: a whole run, not the summary a clone keeps (git tracks no ops.csv).
     const bool reusable = fs::exists(c.out + "/emu/summary.json") && fs::exists(c.out + "/emu/ops.csv");
     if ((o.reuse || o.reuse_only) && reusable) c.measured = c.out + "/emu";
-    else if (o.reuse_only) continue;
+    else if (o.reuse_only) {
+      if (keep_committed_comparison(c.out, variant + "," + network + ",", csv, errors)) {
+        fmt::print("== {} (no run data here: its committed comparison.csv kept)\n", file.stem().string());
+        cases.push_back({{"scenario", file.stem().string()}, {"variant", variant}, {"network", network},
+                         {"dir", c.out}, {"kept", true}});
+      }
+      continue;
+    }
     else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
     fmt::print("== {} ({}on {})\n", file.stem().string(), c.measured.empty() ? "emulating, " : "", network);
     std::fflush(stdout);
@@ -150,7 +204,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)")
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
-  cmd->add_flag("--reuse-only", o->reuse_only, "compare only the cases whose emulation is already there");
+  cmd->add_flag("--reuse-only", o->reuse_only,
+                "compare only the cases whose emulation is already there; the others keep their committed comparison.csv");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
   cmd->add_flag("--host-cores", o->host_cores, "predict with the emulation host's shared cores (compare --host-cores)");
   cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });

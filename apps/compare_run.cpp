@@ -49,7 +49,8 @@ std::string emulate(const CompareOptions& o, const std::string& dir) {
 // unless --sim-iterations says otherwise.
 int simulated_iterations(const CompareOptions& o, const compare::RunFiles& m) {
   if (o.sim_iterations > 0) return o.sim_iterations;
-  return std::max(1, m.warmup + static_cast<int>(m.iterations.size()));
+  // All of them, drain included: the simulated run must end the way the measured one did.
+  return std::max(1, m.total_iterations);
 }
 
 std::string profile_of(const compare::RunFiles& m) {

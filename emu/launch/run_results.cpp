@@ -104,10 +104,20 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
   return out;
 }
 
-double median_iteration_time(const std::vector<StepFigures>& steps, int warmup) {
+int steady_steps(const RankMeasurements& m, int steps) {
+  CompletionIntervals clock(steps);
+  for (std::size_t r = 0; r < m.ops.size(); ++r)
+    for (const auto& row : m.ops[r]) clock.add(row.step, row.start_s, row.end_s, static_cast<int>(r));
+  return clock.steady_iterations();
+}
+
+double median_iteration_time(const std::vector<StepFigures>& steps, int warmup, int steady) {
   std::vector<double> t;
   for (const auto& s : steps)
-    if (s.step >= warmup) t.push_back(s.time_s);
+    if (s.step >= warmup && s.step < steady) t.push_back(s.time_s);
+  if (t.empty())
+    for (const auto& s : steps)
+      if (s.step >= warmup) t.push_back(s.time_s);
   if (t.empty())
     for (const auto& s : steps) t.push_back(s.time_s);
   return median(t);
@@ -116,11 +126,13 @@ double median_iteration_time(const std::vector<StepFigures>& steps, int warmup) 
 nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,
                                         const SummaryInputs& in) {
-  const double t = median_iteration_time(steps, in.warmup);
+  const int steady = steady_steps(m, static_cast<int>(steps.size()));
+  const double t = median_iteration_time(steps, in.warmup, steady);
   nlohmann::ordered_json j = results::summary_head(in.executor, scenario.name, program.strategy);
   j["world_size"] = program.world_size;
   j["iterations"] = steps.size();
   j["warmup_iterations"] = in.warmup;
+  j["steady_iterations"] = steady;
   j["collectives"] = in.collectives;
   j["host_cores"] = in.host_cores;
   j["torch_threads"] = scenario.emulation.torch_threads;

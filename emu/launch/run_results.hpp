@@ -9,6 +9,7 @@
 //   trace.json     Chrome/Perfetto: pid = rank, tid 0 = blocking ops, 1 = nonblocking (in flight)
 //   compute profile samples from Compute ops (after the warm-up steps)
 //   summary.json   median iteration time without warm-up, tokens/s, loss curve, bytes vs Program
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -40,8 +41,14 @@ double training_span_s(const RankMeasurements& m);
 // Throws Error when a rank is missing steps or ops the Program has.
 std::vector<StepFigures> step_figures(const Program& program, const RankMeasurements& m);
 
-// Median of the steps after `warmup` (all steps if there are no others).
-double median_iteration_time(const std::vector<StepFigures>& steps, int warmup);
+// Steps that began before the drain of an asynchronous run (sim/common/iteration_intervals.hpp):
+// all of them for a synchronous one.
+int steady_steps(const RankMeasurements& m, int steps);
+
+// Median of the steps from `warmup` up to `steady` (the drain left out), or, when that leaves
+// none, of the steps after `warmup`, or of all.
+double median_iteration_time(const std::vector<StepFigures>& steps, int warmup,
+                             int steady = std::numeric_limits<int>::max());
 
 // Times printed to the nanosecond (measured clocks), idle_s empty, bytes_sent empty where the
 // worker could not count them.

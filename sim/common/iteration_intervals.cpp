@@ -1,6 +1,7 @@
 #include "sim/common/iteration_intervals.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace geotrain {
 
@@ -19,11 +20,37 @@ std::vector<double> completion_intervals(const std::vector<double>& last_end_s, 
 CompletionIntervals::CompletionIntervals(int iterations)
     : last_end_s_(static_cast<std::size_t>(std::max(iterations, 0)), 0.0) {}
 
-void CompletionIntervals::add(int iteration, double start_s, double end_s) {
+void CompletionIntervals::add(int iteration, double start_s, double end_s, int rank) {
   if (iteration < 0 || static_cast<std::size_t>(iteration) >= last_end_s_.size()) return;
   auto& end = last_end_s_[static_cast<std::size_t>(iteration)];
   end = std::max(end, end_s);
   if (iteration == 0) start_s_ = started_ ? std::min(start_s_, start_s) : start_s, started_ = true;
+  if (rank < 0 || static_cast<std::size_t>(iteration) + 1 != last_end_s_.size()) return;
+  const auto r = static_cast<std::size_t>(rank);
+  if (r >= rank_in_last_iteration_.size()) {
+    rank_in_last_iteration_.resize(r + 1, false);
+    rank_last_iteration_end_s_.resize(r + 1, 0.0);
+  }
+  auto& rank_end = rank_last_iteration_end_s_[r];
+  rank_end = rank_in_last_iteration_[r] ? std::max(rank_end, end_s) : end_s;
+  rank_in_last_iteration_[r] = true;
+}
+
+int CompletionIntervals::steady_iterations() const {
+  const int n = static_cast<int>(last_end_s_.size());
+  double drain_s = std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < rank_in_last_iteration_.size(); ++r)
+    if (rank_in_last_iteration_[r]) drain_s = std::min(drain_s, rank_last_iteration_end_s_[r]);
+  if (drain_s == std::numeric_limits<double>::infinity()) return n;
+  // T_(k-1), non-decreasing, as completion_intervals has it.
+  double previous = start_s_;
+  int steady = 0;
+  for (int k = 0; k < n; ++k) {
+    if (!(previous < drain_s)) break;
+    ++steady;
+    previous = std::max(previous, last_end_s_[static_cast<std::size_t>(k)]);
+  }
+  return std::max(steady, 1);
 }
 
 }  // namespace geotrain

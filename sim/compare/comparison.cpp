@@ -27,17 +27,25 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
 }
 
 // Completion intervals (sim/common/iteration_intervals.hpp) of the run's `iterations` from its
-// op records, and the iterations from `warmup` on as the compared ones (all when there are no
-// more than `warmup`).
+// op records; the compared ones are the steady iterations from `warmup` on (an asynchronous
+// run's drain is left out), or, when that leaves none, all from `warmup` on, or all.
 void compared_iterations(RunFiles& r, int iterations, int warmup) {
   CompletionIntervals clock(iterations);
-  for (const auto& op : r.ops) clock.add(op.iteration, op.start_s, op.end_s);
+  for (const auto& op : r.ops) clock.add(op.iteration, op.start_s, op.end_s, op.rank);
   const auto intervals = clock.intervals();
+  r.steady_iterations = clock.steady_iterations();
+  r.total_iterations = iterations;
+  const int first = iterations > warmup ? warmup : 0;
+  const int last = r.steady_iterations > first ? r.steady_iterations : iterations;
   r.iterations.clear();
   r.iteration_times_s.clear();
-  for (int i = 0; i < iterations; ++i)
-    if (i >= warmup || iterations <= warmup)
-      r.iterations.push_back(i), r.iteration_times_s.push_back(intervals[static_cast<std::size_t>(i)]);
+  for (int i = first; i < last; ++i)
+    r.iterations.push_back(i), r.iteration_times_s.push_back(intervals[static_cast<std::size_t>(i)]);
+}
+
+// Iterations after the compared ones: the drain (none when compared_iterations fell back to all).
+int drain_of(const RunFiles& r) {
+  return r.iterations.empty() ? 0 : std::max(0, r.total_iterations - r.iterations.back() - 1);
 }
 
 nlohmann::ordered_json split_json(const Split& s) {
@@ -87,6 +95,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
   c.measured_p10_s = quantile(measured.iteration_times_s, 0.1);
   c.measured_p90_s = quantile(measured.iteration_times_s, 0.9);
   c.measured_iterations = static_cast<int>(measured.iteration_times_s.size());
+  c.measured_drain_iterations = drain_of(measured);
   c.measured_split = attribute(measured.ops, measured.iterations, c.measured_s);
   for (std::size_t i = 0; i < predicted.size(); ++i) {
     const RunFiles& p = predicted[i];
@@ -100,6 +109,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
     m.predicted_p10_s = quantile(p.iteration_times_s, 0.1);
     m.predicted_p90_s = quantile(p.iteration_times_s, 0.9);
     m.p90_error_pct = error_pct(m.predicted_p90_s, c.measured_p90_s);
+    m.drain_iterations = drain_of(p);
     m.split = attribute(p.ops, p.iterations, p.iteration_time_s);
     m.ops = match_ops(p.ops, p.iterations, measured.ops, measured.iterations);
     m.difference_by_kind_s = difference_by_kind(m.ops);
@@ -163,7 +173,9 @@ void write_comparison(const Comparison& c, const std::string& dir) {
                    {"min_s", c.measured_min_s},      {"max_s", c.measured_max_s},
                    {"p10_s", c.measured_p10_s},      {"p90_s", c.measured_p90_s},
                    {"mean_s", c.measured_mean_s},
-                   {"iterations", c.measured_iterations}, {"split", split_json(c.measured_split)}};
+                   {"iterations", c.measured_iterations},
+                   {"drain_iterations", c.measured_drain_iterations},
+                   {"split", split_json(c.measured_split)}};
   auto& models = j["predicted"] = nlohmann::ordered_json::array();
   for (const auto& m : c.models) {
     nlohmann::ordered_json diff = nlohmann::ordered_json::object();
@@ -175,6 +187,7 @@ void write_comparison(const Comparison& c, const std::string& dir) {
                       {"mean_iteration_time_s", m.predicted_mean_s}, {"mean_error_pct", m.mean_error_pct},
                       {"p10_s", m.predicted_p10_s}, {"p90_s", m.predicted_p90_s},
                       {"p90_error_pct", m.p90_error_pct},
+                      {"drain_iterations", m.drain_iterations},
                       {"split", split_json(m.split)},
                       {"blocking_op_difference_by_kind_s", diff},
                       {"ops", m.ops.size()}, {"ops_matched", matched},
@@ -208,6 +221,13 @@ std::string comparison_table(const Comparison& c) {
     out += fmt::format(", {} {:.4f} .. {:.4f} s (p90 {:+.1f}%)", m.network_model, m.predicted_p10_s,
                        m.predicted_p90_s, m.p90_error_pct);
   out += "\n";
+  if (c.measured_drain_iterations > 0 ||
+      std::any_of(c.models.begin(), c.models.end(), [](const ModelComparison& m) { return m.drain_iterations > 0; })) {
+    out += fmt::format("  drain left out (iterations begun after the first rank finished): measured {}",
+                       c.measured_drain_iterations);
+    for (const auto& m : c.models) out += fmt::format(", {} {}", m.network_model, m.drain_iterations);
+    out += "\n";
+  }
   out += "  (seconds per rank and iteration; waiting = blocked until a peer arrived; other = gaps "
          "and time after the rank's last op)\n";
   return out;

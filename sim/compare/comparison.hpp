@@ -23,6 +23,10 @@ struct RunFiles {
   std::vector<double> iteration_times_s;  // completion interval of each compared iteration
   std::vector<int> iterations;            // iteration numbers compared (from `warmup` on)
   int warmup = 0;
+  // Iterations that started before an asynchronous run's drain (iteration_intervals.hpp); the
+  // later ones are not compared.
+  int steady_iterations = 0;
+  int total_iterations = 0;
   std::vector<results::OpRecord> ops;
   std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
   std::string executor;     // measured: "emu" (geotrain emulate) or "real" (geotrain real run)
@@ -30,8 +34,8 @@ struct RunFiles {
   int torch_threads = 0;    // measured: torch threads per worker; 0: unknown
 };
 
-// Both sides are compared on the same statistic: the median over the iterations after the
-// measured run's warm-up of the completion intervals (sim/common/iteration_intervals.hpp),
+// Both sides are compared on the same statistic: the median over the steady iterations after
+// the measured run's warm-up of the completion intervals (sim/common/iteration_intervals.hpp),
 // computed from each run's ops.csv.
 // A measured run directory, of geotrain emulate or geotrain real run (same files; summary.json's
 // format says which): summary.json (iterations, warmup_iterations), ops.csv.
@@ -54,6 +58,7 @@ struct ModelComparison {
   // iterations scatter (under simulation.compute_variance: sampled) against the measured ones.
   double predicted_p10_s = 0, predicted_p90_s = 0;
   double p90_error_pct = 0;
+  int drain_iterations = 0;  // the prediction's drain, left out like the measured one
   Split split;
   std::map<std::string, double> difference_by_kind_s;  // per iteration, summed over ranks
   std::vector<OpDiff> ops;
@@ -68,7 +73,8 @@ struct Comparison {
   double measured_s = 0;  // median
   double measured_mean_s = 0;
   double measured_min_s = 0, measured_max_s = 0, measured_p10_s = 0, measured_p90_s = 0;
-  int measured_iterations = 0;
+  int measured_iterations = 0;   // compared: after the warm-up, before the drain
+  int measured_drain_iterations = 0;  // the asynchronous drain left out
   Split measured_split;
   std::vector<ModelComparison> models;
 };

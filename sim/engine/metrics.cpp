@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "sim/common/iteration_intervals.hpp"
 #include "sim/engine/collective_runner.hpp"
 #include "sim/engine/dynamic_runner.hpp"
 #include "sim/engine/network_config.hpp"
@@ -89,6 +90,13 @@ void timeline(SimContext& ctx, SimulationResult& res) {
       }
   for (std::size_t it = 1; it < res.iteration_end_s.size(); ++it)
     res.iteration_end_s[it] = std::max(res.iteration_end_s[it], res.iteration_end_s[it - 1]);
+  // The drain of an asynchronous run (iteration_intervals.hpp), from the ops each rank ran.
+  CompletionIntervals clock(rec.iterations());
+  for (int r = 0; r < rec.ranks(); ++r)
+    for (int it = 0; it < rec.iterations(); ++it)
+      for (std::size_t i = 0; i < rec.ops(r); ++i)
+        if (const OpRecord& o = rec.at(r, it, static_cast<int>(i)); o.ran()) clock.add(it, 0.0, o.end_s, r);
+  res.steady_iterations = clock.steady_iterations();
   res.makespan_s = res.iteration_end_s.empty() ? 0 : res.iteration_end_s.back();
   res.iteration_time_s = res.makespan_s / std::max(1, rec.iterations());
 }

@@ -39,12 +39,14 @@ void for_each_record(const Program& program, const SimulationResult& result, Vis
       }
 }
 
-// p10 / p50 / p90 of the run's per-iteration times, all iterations: the spread the simulator
-// predicts (under simulation.compute_variance: sampled; a median run spreads only through the
-// network and stragglers). The times are the completion intervals compare judges
-// (sim/common/iteration_intervals.hpp); every rank starts at 0 in a simulation.
-nlohmann::ordered_json iteration_quantiles(const std::vector<double>& iteration_end_s) {
+// p10 / p50 / p90 of the run's per-iteration times, the steady iterations (an asynchronous
+// run's drain left out): the spread the simulator predicts (under simulation.compute_variance:
+// sampled; a median run spreads only through the network and stragglers). The times are the
+// completion intervals compare judges (sim/common/iteration_intervals.hpp); every rank starts at
+// 0 in a simulation.
+nlohmann::ordered_json iteration_quantiles(const std::vector<double>& iteration_end_s, int steady) {
   auto times = completion_intervals(iteration_end_s, 0.0);
+  if (steady > 0 && static_cast<std::size_t>(steady) < times.size()) times.resize(static_cast<std::size_t>(steady));
   std::sort(times.begin(), times.end());
   return {{"p10", sorted_quantile(times, 0.1)},
           {"p50", sorted_quantile(times, 0.5)},
@@ -62,7 +64,8 @@ nlohmann::ordered_json summary_json(const Program& program, const SimulationResu
   j["iteration_time_s"] = r.iteration_time_s;
   j["makespan_s"] = r.makespan_s;
   j["iteration_end_s"] = r.iteration_end_s;
-  j["iteration_quantiles_s"] = iteration_quantiles(r.iteration_end_s);
+  j["steady_iterations"] = r.steady_iterations;
+  j["iteration_quantiles_s"] = iteration_quantiles(r.iteration_end_s, r.steady_iterations);
   j["tokens_per_s"] = r.tokens_per_s;
   j["samples_per_s"] = r.samples_per_s;
   j["achieved_pflops"] = r.achieved_flops / 1e15;

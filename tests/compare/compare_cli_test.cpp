@@ -207,3 +207,34 @@ TEST_CASE("compare --host-cores refuses a run it cannot model that way, naming w
   CHECK_THAT(out, Catch::Contains("compute_profile.json has no CPU times"));
   CHECK_FALSE(std::filesystem::exists(dir + "/cmp"));  // refused before anything was written
 }
+
+TEST_CASE("validate --reuse-only keeps the committed comparison of a case without run data", "[compare]") {
+  // A clone has each case's comparison.csv but no ops.csv: the summary must still cover it.
+  const auto dir = test::temp_dir("validate_kept");
+  std::filesystem::create_directories(dir + "/scenarios");
+  std::filesystem::create_directories(dir + "/out/ddp__case9");
+  std::filesystem::copy_file(GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml", dir + "/scenarios/ddp__case9.yaml");
+  std::filesystem::copy_file(GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml", dir + "/scenarios/ps__case9.yaml");
+  const std::string header =
+      "scenario,strategy,world_size,network_model,measured_s,measured_min_s,measured_max_s,"
+      "predicted_s,error_pct,compute_measured_s,compute_predicted_s,communication_measured_s,"
+      "communication_predicted_s,waiting_measured_s,waiting_predicted_s,other_measured_s,"
+      "other_predicted_s,measured_mean_s,predicted_mean_s,mean_error_pct,p10_measured_s,"
+      "p10_predicted_s,p90_measured_s,p90_predicted_s,p90_error_pct";
+  const std::string row = "ddp__case9,ddp-allreduce,2,flow,1,1,1,1.03,3.000,0,0,0,0,0,0,0,0,1,1.02,2.000,1,1,1,1.01,1.000";
+  test::write_file(dir + "/out/ddp__case9/comparison.csv", header + "\n" + row + "\n");
+  std::string out;
+  REQUIRE(test::run_geotrain("validate --scenarios " + dir + "/scenarios --out " + dir + "/out --reuse-only --no-plots", out) == 0);
+  CHECK_THAT(out, Catch::Contains("ddp__case9 (no run data here: its committed comparison.csv kept)"));
+  std::ifstream csv(dir + "/out/summary.csv");
+  std::string first, kept, none;
+  std::getline(csv, first);
+  std::getline(csv, kept);
+  CHECK(first == "variant,network," + header);
+  CHECK(kept == "ddp,case9," + row);
+  CHECK_FALSE(std::getline(csv, none));  // ps__case9 has neither run data nor a comparison
+  const auto j = nlohmann::json::parse(std::ifstream(dir + "/out/summary.json"));
+  CHECK(j["error_by_network_model"]["flow"]["cases"] == 1);
+  CHECK(j["error_by_network_model"]["flow"]["max_abs_error_pct"].get<double>() == Approx(3));
+  CHECK(j["p90_error_by_network_model"]["flow"]["max_abs_error_pct"].get<double>() == Approx(1));
+}

@@ -98,3 +98,41 @@ TEST_CASE("read_measured_run refuses a simulator run", "[compare]") {
   test::write_file(dir + "/summary.json", R"({"format": "geotrain-sim-summary", "scenario": "s"})");
   CHECK_THROWS_WITH(read_measured_run(dir), Catch::Contains("format 'geotrain-sim-summary'"));
 }
+
+TEST_CASE("compare_runs: an asynchronous run's drain is left out on both sides", "[compare]") {
+  // Measured: rank 0 is done at 6 s (1 s iterations); rank 1 takes 2.5 s per iteration while
+  // rank 0 runs, then 0.5 s alone: intervals 2.5 2.5 2.5 | 0.5 0.5 0.5, the drain from 6 s.
+  // Predicted: the same with 2.4 s, and its drain begins one iteration later.
+  const auto dir = test::temp_dir("comparison_drain");
+  std::filesystem::create_directories(dir + "/emu");
+  std::filesystem::create_directories(dir + "/sim");
+  test::write_file(dir + "/emu/summary.json",
+                   R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "sdpipe-preduce",
+                       "world_size": 2, "warmup_iterations": 1, "iterations": 6})");
+  test::write_file(dir + "/sim/summary.json", R"({"scenario": "s", "iterations": 6})");
+  const double measured_slow[] = {2.5, 5, 7.5, 8, 8.5, 9}, predicted_slow[] = {2.4, 4.8, 7.2, 9.6, 10.1, 10.6};
+  std::string measured = test::ops_header(), predicted = test::ops_header();
+  for (int k = 0; k < 6; ++k) {
+    measured += test::op_line(0, k, 0, "compute", false, k, k + 1) +
+                test::op_line(1, k, 0, "compute", false, k ? measured_slow[k - 1] : 0, measured_slow[k]);
+    predicted += test::op_line(0, k, 0, "compute", false, 1.5 * k, 1.5 * k + 1.5) +
+                 test::op_line(1, k, 0, "compute", false, k ? predicted_slow[k - 1] : 0, predicted_slow[k]);
+  }
+  test::write_file(dir + "/emu/ops.csv", measured);
+  test::write_file(dir + "/sim/ops.csv", predicted);
+  const auto m = read_measured_run(dir + "/emu");
+  CHECK(m.steady_iterations == 3);
+  CHECK(m.total_iterations == 6);  // compare simulates all six, so both runs end alike
+  CHECK(m.iterations == std::vector<int>{1, 2});
+  const auto p = read_predicted_run(dir + "/sim", m.warmup);
+  CHECK(p.steady_iterations == 4);  // the drain at 9 s: iteration 3 started at 7.2 s
+  CHECK(p.iterations == std::vector<int>{1, 2, 3});
+  const auto c = compare_runs(m, {p}, {"flow"});
+  CHECK(c.measured_s == Approx(2.5));  // all six: 1.5
+  CHECK(c.measured_drain_iterations == 3);
+  REQUIRE(c.models.size() == 1);
+  CHECK(c.models[0].predicted_s == Approx(2.4));
+  CHECK(c.models[0].error_pct == Approx(-4));
+  CHECK(c.models[0].drain_iterations == 2);
+  CHECK(comparison_table(c).find("drain left out") != std::string::npos);
+}

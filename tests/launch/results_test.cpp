@@ -109,7 +109,11 @@ TEST_CASE("results: iteration figures, medians without warm-up, bytes match the 
   }
   CHECK(median_iteration_time(f, 1) == Approx(1.01));  // steps 1..3: median of 1.00 1.01 1.02
   CHECK(median_iteration_time(f, 0) == Approx(first < 1 ? 1.005 : 1.015));
+  CHECK(median_iteration_time(f, 1, 3) == Approx(1.005));  // a drain from step 3: steps 1..2
+  CHECK(median_iteration_time(f, 3, 2) == Approx(1.02));   // nothing steady after the warm-up
+  CHECK(steady_steps(m, steps) == steps);  // a synchronous pipeline has no drain
   const auto j = emu_summary_json(s, p, m, f, {1, 10, 9, "p2p"});
+  CHECK(j["steady_iterations"] == steps);
   CHECK(j["bytes"]["match"] == true);
   CHECK(j["bytes"]["counted_per_iteration"].get<double>() == j["bytes"]["program_per_iteration"].get<double>());
   CHECK(j["tokens_per_s"].get<double>() == Approx(1024 / 1.01));

@@ -1,0 +1,43 @@
+#include "sim/common/iteration_intervals.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace geotrain;
+
+TEST_CASE("CompletionIntervals: intervals between the last rank's ends of each iteration", "[core]") {
+  CompletionIntervals clock(3);
+  clock.add(0, 1.0, 2.0, 0), clock.add(0, 0.5, 3.0, 1);
+  clock.add(1, 2.0, 4.0, 0), clock.add(1, 3.0, 3.5, 1);
+  clock.add(2, 4.0, 7.0, 0), clock.add(2, 3.5, 6.5, 1);
+  clock.add(5, 0.0, 99.0, 0);  // out of range: ignored
+  CHECK(clock.intervals() == std::vector<double>{2.5, 1.0, 3.0});  // from the first start, 0.5
+  // Synchronous: both ranks finish the last iteration after every earlier one is complete.
+  CHECK(clock.steady_iterations() == 3);
+}
+
+TEST_CASE("CompletionIntervals: an asynchronous run's drain is not steady", "[core]") {
+  // Rank 0 runs 1 s iterations and is done at 6 s; rank 1 needs 2.5 s while rank 0 is there,
+  // then 0.5 s alone. Completion intervals 2.5, 2.5, 2.5, 0.5, 0.5, 0.5: the median of all
+  // (1.5 s, between the two) says how the run ended, not its pace.
+  CompletionIntervals clock(6);
+  const double slow_end[] = {2.5, 5, 7.5, 8, 8.5, 9};
+  for (int k = 0; k < 6; ++k) {
+    clock.add(k, k, k + 1, 0);
+    clock.add(k, k ? slow_end[k - 1] : 0, slow_end[k], 1);
+  }
+  CHECK(clock.intervals() == std::vector<double>{2.5, 2.5, 2.5, 0.5, 0.5, 0.5});
+  // The drain begins at 6 s: iterations 0-2 started (at 0, 2.5, 5 s) before it, 3-5 after.
+  CHECK(clock.steady_iterations() == 3);
+}
+
+TEST_CASE("CompletionIntervals: without ranks, or with a rank gone before the end, no drain", "[core]") {
+  CompletionIntervals unnamed(2);
+  unnamed.add(0, 0, 1), unnamed.add(1, 1, 5), unnamed.add(1, 1, 2);
+  CHECK(unnamed.steady_iterations() == 2);
+  // Rank 2 left after iteration 0 (churn): it is not in the last iteration, so its early end is
+  // not a drain.
+  CompletionIntervals churn(3);
+  churn.add(0, 0, 1, 2);
+  for (int k = 0; k < 3; ++k) churn.add(k, k, k + 1, 0), churn.add(k, k, k + 1, 1);
+  CHECK(churn.steady_iterations() == 3);
+}
