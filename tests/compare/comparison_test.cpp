@@ -28,19 +28,28 @@ std::string predicted_rows() {
          test::op_line(0, 1, 0, "compute", false, 5, 8) + test::op_line(0, 2, 0, "compute", false, 8, 10.5);
 }
 
+// A fresh folder with a measured run in emu/ and a predicted one in sim/ (summary.json, ops.csv).
+std::string run_pair(const std::string& name, const std::string& emu_summary, const std::string& emu_ops,
+                     const std::string& sim_summary, const std::string& sim_ops) {
+  const auto dir = test::temp_dir(name);
+  std::filesystem::create_directories(dir + "/emu");
+  std::filesystem::create_directories(dir + "/sim");
+  test::write_file(dir + "/emu/summary.json", emu_summary);
+  test::write_file(dir + "/emu/ops.csv", emu_ops);
+  test::write_file(dir + "/sim/summary.json", sim_summary);
+  test::write_file(dir + "/sim/ops.csv", sim_ops);
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("compare_runs: median completion interval after warm-up on both sides, signed error, files", "[compare]") {
-  const auto dir = test::temp_dir("comparison");
-  std::filesystem::create_directories(dir + "/emu");
-  std::filesystem::create_directories(dir + "/sim");
-  test::write_file(dir + "/emu/summary.json",
-                   R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "ddp-allreduce",
-                       "world_size": 2, "warmup_iterations": 1, "iteration_time_s": 2.5,
-                       "iterations": 4})");
-  test::write_file(dir + "/emu/ops.csv", rows());
-  test::write_file(dir + "/sim/summary.json", R"({"scenario": "s", "iteration_time_s": 3.5, "iterations": 3})");
-  test::write_file(dir + "/sim/ops.csv", predicted_rows());
+  const auto dir = run_pair("comparison",
+                            R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "ddp-allreduce",
+                                "world_size": 2, "warmup_iterations": 1, "iteration_time_s": 2.5,
+                                "iterations": 4})",
+                            rows(), R"({"scenario": "s", "iteration_time_s": 3.5, "iterations": 3})",
+                            predicted_rows());
   const auto m = read_measured_run(dir + "/emu");
   CHECK(m.iterations == std::vector<int>{1, 2, 3});
   CHECK(m.iteration_times_s == std::vector<double>{2, 3, 2.5});
@@ -103,13 +112,6 @@ TEST_CASE("compare_runs: an asynchronous run's drain is left out on both sides",
   // Measured: rank 0 is done at 6 s (1 s iterations); rank 1 takes 2.5 s per iteration while
   // rank 0 runs, then 0.5 s alone: intervals 2.5 2.5 2.5 | 0.5 0.5 0.5, the drain from 6 s.
   // Predicted: the same with 2.4 s, and its drain begins one iteration later.
-  const auto dir = test::temp_dir("comparison_drain");
-  std::filesystem::create_directories(dir + "/emu");
-  std::filesystem::create_directories(dir + "/sim");
-  test::write_file(dir + "/emu/summary.json",
-                   R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "sdpipe-preduce",
-                       "world_size": 2, "warmup_iterations": 1, "iterations": 6})");
-  test::write_file(dir + "/sim/summary.json", R"({"scenario": "s", "iterations": 6})");
   const double measured_slow[] = {2.5, 5, 7.5, 8, 8.5, 9}, predicted_slow[] = {2.4, 4.8, 7.2, 9.6, 10.1, 10.6};
   std::string measured = test::ops_header(), predicted = test::ops_header();
   for (int k = 0; k < 6; ++k) {
@@ -118,8 +120,10 @@ TEST_CASE("compare_runs: an asynchronous run's drain is left out on both sides",
     predicted += test::op_line(0, k, 0, "compute", false, 1.5 * k, 1.5 * k + 1.5) +
                  test::op_line(1, k, 0, "compute", false, k ? predicted_slow[k - 1] : 0, predicted_slow[k]);
   }
-  test::write_file(dir + "/emu/ops.csv", measured);
-  test::write_file(dir + "/sim/ops.csv", predicted);
+  const auto dir = run_pair("comparison_drain",
+                            R"({"format": "geotrain-emu-summary", "scenario": "s", "strategy": "sdpipe-preduce",
+                                "world_size": 2, "warmup_iterations": 1, "iterations": 6})",
+                            measured, R"({"scenario": "s", "iterations": 6})", predicted);
   const auto m = read_measured_run(dir + "/emu");
   CHECK(m.steady_iterations == 3);
   CHECK(m.total_iterations == 6);  // compare simulates all six, so both runs end alike
