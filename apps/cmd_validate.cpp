@@ -17,6 +17,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
 #include "sim/compare/error_stats.hpp"
+#include "sim/results/csv_line.hpp"
 
 namespace fs = std::filesystem;
 
@@ -104,41 +105,32 @@ bool keep_committed_comparison(const std::string& case_dir, const std::string& p
   std::ifstream in(case_dir + "/comparison.csv");
   std::string header, line, rows;
   if (!in || !std::getline(in, header) || header != compare::comparison_csv_header()) return false;
-  std::vector<std::string> names;
-  for (std::size_t at = 0; at <= header.size();) {
-    const auto comma = std::min(header.find(',', at), header.size());
-    names.push_back(header.substr(at, comma - at));
-    at = comma + 1;
-  }
-  const auto column = [&](const char* name) {
-    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  const results::CsvHeader columns(case_dir + "/comparison.csv", header);
+  struct Errors {
+    std::string model;
+    double median, mean, p90;
   };
-  SuiteErrors found;
+  std::vector<Errors> found;  // added to `errors` only once the whole file has parsed
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    std::vector<std::string> f;
-    for (std::size_t at = 0; at <= line.size();) {
-      const auto comma = std::min(line.find(',', at), line.size());
-      f.push_back(line.substr(at, comma - at));
-      at = comma + 1;
-    }
-    if (f.size() != names.size()) return false;
-    const auto& model = f[column("network_model")];
+    const auto f = results::split_csv_line(line);
+    if (f.size() != columns.size()) return false;
     try {
-      found.median[model].push_back(std::stod(f[column("error_pct")]));
-      found.mean[model].push_back(std::stod(f[column("mean_error_pct")]));
-      found.p90[model].push_back(std::stod(f[column("p90_error_pct")]));
+      found.push_back({f[columns.column("network_model")], std::stod(f[columns.column("error_pct")]),
+                       std::stod(f[columns.column("mean_error_pct")]),
+                       std::stod(f[columns.column("p90_error_pct")])});
     } catch (const std::exception&) {
       return false;
     }
     rows += prefix + line + "\n";
   }
-  if (rows.empty()) return false;
+  if (found.empty()) return false;
   csv += rows;
-  using Part = std::map<std::string, std::vector<double>> SuiteErrors::*;
-  for (Part part : {&SuiteErrors::median, &SuiteErrors::mean, &SuiteErrors::p90})
-    for (const auto& [model, e] : found.*part)
-      (errors.*part)[model].insert((errors.*part)[model].end(), e.begin(), e.end());
+  for (const auto& e : found) {
+    errors.median[e.model].push_back(e.median);
+    errors.mean[e.model].push_back(e.mean);
+    errors.p90[e.model].push_back(e.p90);
+  }
   return true;
 }
 

@@ -82,20 +82,19 @@ void rank_splits(SimContext& ctx, SimulationResult& res) {
 void timeline(SimContext& ctx, SimulationResult& res) {
   const OpRecorder& rec = ctx.recorder();
   res.iteration_end_s.assign(static_cast<std::size_t>(rec.iterations()), 0.0);
-  for (int r = 0; r < rec.ranks(); ++r)
-    for (int it = 0; it < rec.iterations(); ++it)
-      for (std::size_t i = 0; i < rec.ops(r); ++i) {
-        auto& end = res.iteration_end_s[static_cast<std::size_t>(it)];
-        end = std::max(end, rec.at(r, it, static_cast<int>(i)).end_s);
-      }
-  for (std::size_t it = 1; it < res.iteration_end_s.size(); ++it)
-    res.iteration_end_s[it] = std::max(res.iteration_end_s[it], res.iteration_end_s[it - 1]);
-  // The drain of an asynchronous run (iteration_intervals.hpp), from the ops each rank ran.
+  // The same pass finds the drain of an asynchronous run (iteration_intervals.hpp) from the ops
+  // each rank ran.
   CompletionIntervals clock(rec.iterations());
   for (int r = 0; r < rec.ranks(); ++r)
     for (int it = 0; it < rec.iterations(); ++it)
-      for (std::size_t i = 0; i < rec.ops(r); ++i)
-        if (const OpRecord& o = rec.at(r, it, static_cast<int>(i)); o.ran()) clock.add(it, 0.0, o.end_s, r);
+      for (std::size_t i = 0; i < rec.ops(r); ++i) {
+        const OpRecord& o = rec.at(r, it, static_cast<int>(i));
+        auto& end = res.iteration_end_s[static_cast<std::size_t>(it)];
+        end = std::max(end, o.end_s);
+        if (o.ran()) clock.add(it, 0.0, o.end_s, r);
+      }
+  for (std::size_t it = 1; it < res.iteration_end_s.size(); ++it)
+    res.iteration_end_s[it] = std::max(res.iteration_end_s[it], res.iteration_end_s[it - 1]);
   res.steady_iterations = clock.steady_iterations();
   res.makespan_s = res.iteration_end_s.empty() ? 0 : res.iteration_end_s.back();
   res.iteration_time_s = res.makespan_s / std::max(1, rec.iterations());
