@@ -1,4 +1,5 @@
 // geotrain compare <scenario> [--measured RUN_DIR] [--network-model flow|tcp|both] [--out DIR]
+//                  [--seeds K] [--runs N [--runs-if-spread PCT] [--reuse-runs]]
 // Predicted vs measured: emulates the scenario (or reuses --measured), simulates it with the
 // run's measured compute profile, prints the table and writes comparison.json/.csv.
 #include <fmt/format.h>
@@ -28,6 +29,17 @@ void add_compare_command(CLI::App& app, Action& action) {
                 "simulate without the rendezvous delay, buffered sends and TCP payload share (ablation)");
   cmd->add_flag("--host-cores", o->host_cores,
                 "model the measured run's shared CPUs with its CPU times (default: its wall times, a device per rank)");
+  o->seeds = 15;  // predictions are cheap beside an emulation; a rare cycle shows in fifteen
+  cmd->add_option("--seeds", o->seeds,
+                  "predictions per network model, with variance seeds seed, seed+1, ...; each side is "
+                  "judged by its median run (default 15; 1 when compute times are not drawn)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--runs", o->runs, "measured runs (default 1): the first, then emu_run2 ... in the comparison folder")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--runs-if-spread", o->runs_if_spread_pct,
+                  "make the extra runs only when the predictions' medians spread by at least this many percent (default 0: always)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_flag("--reuse-runs", o->reuse_runs, "reuse extra runs (emu_run2 ...) already in the --out folder");
   cmd->callback([&action, o] {
     action = [o] {
       std::string dir;

@@ -1,4 +1,4 @@
-// geotrain validate [--scenarios DIR] [--out DIR] [--only TEXT] [--reuse]
+// geotrain validate [--scenarios DIR] [--out DIR] [--only TEXT] [--reuse | --reuse-only] [--seeds K] [--runs N]
 // The validation suite: `geotrain compare` on every scenarios/validation/*.yaml, then
 // results/validation/summary.csv + summary.json (error statistics per network model) and plots.
 // Scenario files are named <variant>__<network>.yaml (e.g. ddp_ring__case5.yaml).
@@ -34,7 +34,19 @@ struct ValidateOptions {
   bool plots = true;
   bool host_cores = false;  // compare --host-cores for every case
   int steps = 0;
+  int seeds = 15;
+  int runs = 5;
+  double runs_if_spread_pct = 15;
 };
+
+// A case emulated again starts from nothing: its first run (emu) and its extra ones (emu_runN).
+void remove_measured_runs(const std::string& case_dir) {
+  if (!fs::is_directory(case_dir)) return;
+  for (const auto& e : fs::directory_iterator(case_dir)) {
+    const auto name = e.path().filename().string();
+    if (e.is_directory() && (name == "emu" || name.rfind("emu_run", 0) == 0)) fs::remove_all(e.path());
+  }
+}
 
 std::vector<fs::path> suite(const ValidateOptions& o) {
   std::vector<fs::path> files;
@@ -104,8 +116,15 @@ bool keep_committed_comparison(const std::string& case_dir, const std::string& p
                                std::string& csv, SuiteErrors& errors) {
   std::ifstream in(case_dir + "/comparison.csv");
   std::string header, line, rows;
-  if (!in || !std::getline(in, header) || header != compare::comparison_csv_header()) return false;
+  const std::string current = compare::comparison_csv_header();
+  // An older file has the first columns of today's (new ones go at the end): its rows are padded
+  // with empty fields, unknown rather than made up.
+  if (!in || !std::getline(in, header) || current.rfind(header, 0) != 0 ||
+      (header.size() < current.size() && current[header.size()] != ','))
+    return false;
   const results::CsvHeader columns(case_dir + "/comparison.csv", header);
+  const results::CsvHeader all(case_dir + "/comparison.csv", current);
+  const std::string padding(all.size() - columns.size(), ',');
   struct Errors {
     std::string model;
     double median, mean, p90;
@@ -122,7 +141,7 @@ bool keep_committed_comparison(const std::string& case_dir, const std::string& p
     } catch (const std::exception&) {
       return false;
     }
-    rows += prefix + line + "\n";
+    rows += prefix + line + padding + "\n";
   }
   if (found.empty()) return false;
   csv += rows;
@@ -149,6 +168,13 @@ int run_validate(const ValidateOptions& o) {
     c.steps = o.steps;
     c.quiet = true;
     c.host_cores = o.host_cores;
+    // Fifteen predictions per model; five measured runs where they disagree by 15 % or more (a
+    // case whose outcome depends on chance: one run of it judges little): scenarios/validation/README.md.
+    c.seeds = o.seeds;
+    c.runs = o.runs;
+    c.runs_if_spread_pct = o.runs_if_spread_pct;
+    c.reuse_runs = o.reuse || o.reuse_only;
+    c.emulate_runs = !o.reuse_only;
     // Reusable: a whole run, not the summary a clone keeps (git tracks no ops.csv).
     const bool reusable = fs::exists(c.out + "/emu/summary.json") && fs::exists(c.out + "/emu/ops.csv");
     if ((o.reuse || o.reuse_only) && reusable) c.measured = c.out + "/emu";
@@ -157,10 +183,16 @@ int run_validate(const ValidateOptions& o) {
         fmt::print("== {} (no run data here: its committed comparison.csv kept)\n", file.stem().string());
         cases.push_back({{"scenario", file.stem().string()}, {"variant", variant}, {"network", network},
                          {"dir", c.out}, {"kept", true}});
+      } else {
+        // Said, not skipped silently: the summary then covers fewer cases than the suite has.
+        fmt::print("== {} (left out of the summary: no run data and no comparison.csv with "
+                   "compare's columns in {})\n", file.stem().string(), c.out);
+        cases.push_back({{"scenario", file.stem().string()}, {"variant", variant}, {"network", network},
+                         {"left_out", "no run data and no comparison.csv with compare's columns"}});
       }
       continue;
     }
-    else if (fs::exists(c.out + "/emu")) fs::remove_all(c.out + "/emu");
+    else remove_measured_runs(c.out);
     fmt::print("== {} ({}on {})\n", file.stem().string(), c.measured.empty() ? "emulating, " : "", network);
     std::fflush(stdout);
     std::string dir;
@@ -195,6 +227,13 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--only", o->only, "only scenarios whose file name contains this");
   cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)")
       ->check(CLI::Range(1, 100'000'000));
+  cmd->add_option("--seeds", o->seeds, "predictions per case and network model (compare --seeds; default 15)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--runs", o->runs, "measured runs of a case whose predictions disagree (default 5)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--runs-if-spread", o->runs_if_spread_pct,
+                  "how far (percent) the predictions' medians must spread for the extra runs (default 15)")
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
   cmd->add_flag("--reuse-only", o->reuse_only,
                 "compare only the cases whose emulation is already there; the others keep their committed comparison.csv");

@@ -10,6 +10,7 @@
 
 #include "apps/child_process.hpp"
 #include "sim/common/error.hpp"
+#include "sim/compare/run_ensemble.hpp"
 #include "sim/results/run_directory.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/workload/compute_profile.hpp"
@@ -36,13 +37,18 @@ std::vector<std::string> scenario_sets(const CompareOptions& o) {
   return sets;
 }
 
-std::string emulate(const CompareOptions& o, const std::string& dir) {
-  const std::string run = dir + "/emu";
+// Emulates into `run` (a folder of the comparison directory `dir`); `log` names its log file.
+std::string emulate(const CompareOptions& o, const std::string& dir, const std::string& run,
+                    const std::string& log) {
   std::vector<std::string> args{"emulate", o.scenario, "--out", run};
   if (o.steps > 0) args.insert(args.end(), {"--steps", std::to_string(o.steps)});
   for (const auto& s : scenario_sets(o)) args.insert(args.end(), {"--set", s});
-  run_child(self_executable(), args, o.quiet ? dir + "/emulate.log" : "");
+  run_child(self_executable(), args, o.quiet ? dir + "/" + log : "");
   return run;
+}
+
+bool whole_run(const std::string& run) {
+  return fs::exists(run + "/summary.json") && fs::exists(run + "/ops.csv");
 }
 
 // As many iterations as the measured run (warm-up included, so the same ones are compared),
@@ -88,7 +94,8 @@ std::string compute_variance(const CompareOptions& o, const std::string& default
 // the network stays the scenario's.
 std::vector<std::string> simulate_args(const CompareOptions& o, const compare::RunFiles& m,
                                        const std::string& model, const std::string& out,
-                                       const std::string& variance, int host_cores) {
+                                       const std::string& variance, int host_cores,
+                                       std::uint64_t variance_seed) {
   std::vector<std::string> args{"simulate", o.scenario, "--network-model", model, "--out", out,
                                 "--iterations", std::to_string(simulated_iterations(o, m))};
   // Before the user's --set, so `--set simulation.compute_variance=median` can turn it off.
@@ -104,6 +111,9 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
     if (const auto host = read_profile_host(profile); host && host->background_cores < host_cores)
       args.insert(args.end(), {"--set", fmt::format("simulation.host_background_cores={:.4f}", host->background_cores)});
   }
+  // After the user's: an ensemble member's seed is the ensemble's, not one the user set.
+  if (variance_seed > 0)
+    args.insert(args.end(), {"--set", fmt::format("simulation.variance_seed={}", variance_seed)});
   if (o.model_effects) {
     args.insert(args.end(), {"--set", "simulation.rendezvous=true"});
     args.insert(args.end(), {"--set", "simulation.buffered_sends=true"});
@@ -114,7 +124,7 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
 
 void write_manifest(const std::string& dir, const std::string& measured,
                     const std::vector<std::vector<std::string>>& sims, const CompareOptions& o,
-                    const std::string& variance) {
+                    const std::string& variance, int seeds, int runs) {
   nlohmann::ordered_json j;
   j["format"] = "geotrain-compare-manifest";
   j["scenario"] = o.scenario;
@@ -128,6 +138,9 @@ void write_manifest(const std::string& dir, const std::string& measured,
                         "else its medians; its CPU times on shared cores with host_cores), "
                         "the scenario's scaled network, rendezvous, buffered sends and TCP payload "
                         "efficiency when model_effects";
+  j["seeds"] = seeds;
+  j["measured_runs"] = runs;
+  j["judged"] = "the median run of each side (sim/compare/run_ensemble.hpp)";
   j["simulate_commands"] = sims;
   std::ofstream(dir + "/compare_manifest.json") << j.dump(2) << "\n";
 }
@@ -158,6 +171,52 @@ int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, con
   return m.host_cores;
 }
 
+namespace {
+
+// The ensemble's variance seeds: the scenario's (or its simulation.variance_seed) and the next
+// ones; a single prediction when nothing is drawn (median compute times: every seed the same).
+std::vector<std::uint64_t> ensemble_seeds(const CompareOptions& o, const Scenario& s,
+                                          const std::string& variance) {
+  const std::uint64_t first = s.simulation.variance_seed != 0 ? s.simulation.variance_seed : s.seed;
+  const int n = variance == "median" ? 1 : std::max(1, o.seeds);
+  std::vector<std::uint64_t> seeds;
+  for (int k = 0; k < n; ++k) seeds.push_back(first + static_cast<std::uint64_t>(k));
+  return seeds;
+}
+
+// Where member k of a model's ensemble goes: sim_<model> for the first (as without an ensemble),
+// ensemble/sim_<model>_seed<N> for the others, so the comparison folder reads as before.
+std::string member_dir(const std::string& dir, const std::string& model, std::size_t k, std::uint64_t seed) {
+  return k == 0 ? dir + "/sim_" + model : fmt::format("{}/ensemble/sim_{}_seed{}", dir, model, seed);
+}
+
+// A re-comparison replaces its own predictions, the ensemble of an earlier one included.
+void remove_predictions(const std::string& dir) {
+  for (const auto& model : models_of("both")) fs::remove_all(dir + "/sim_" + model);
+  fs::remove_all(dir + "/ensemble");
+}
+
+// The extra measured runs (emu_run2 ...), each reused when allowed and whole, else emulated
+// (when allowed); returns the ones there are.
+std::vector<compare::RunFiles> extra_runs(const CompareOptions& o, const std::string& dir, double spread) {
+  std::vector<compare::RunFiles> runs;
+  for (int k = 2; k <= o.runs; ++k) {
+    const std::string run = fmt::format("{}/emu_run{}", dir, k);
+    if (!(o.reuse_runs && whole_run(run))) {
+      if (!o.emulate_runs) continue;
+      if (fs::exists(run)) fs::remove_all(run);
+      fmt::print("   measured run {} of {}{}\n", k, o.runs,
+                 o.runs_if_spread_pct > 0 ? fmt::format(" (the predictions spread by {:.1f} %)", spread) : "");
+      std::fflush(stdout);
+      emulate(o, dir, run, fmt::format("emulate_run{}.log", k));
+    }
+    runs.push_back(compare::read_measured_run(run));
+  }
+  return runs;
+}
+
+}  // namespace
+
 compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const Scenario s = load_scenario(o.scenario, scenario_sets(o));
   // The scenario was loaded without it (scenario_sets), so the user's compute_variance is
@@ -174,24 +233,43 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   }
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
-  const std::string measured = o.measured.empty() ? emulate(o, dir) : o.measured;
+  const std::string measured =
+      o.measured.empty() ? emulate(o, dir, dir + "/emu", "emulate.log") : o.measured;
   const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
   if (!reused) host_cores = modelled_host_cores(o, m, s);
-  std::vector<compare::RunFiles> predicted;
+  // Every prediction is made from the first measured run's profile, whichever run is judged.
+  std::vector<compare::RunEnsemble> predicted;
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
   const std::string variance = default_compute_variance(m, s);
+  const auto seeds = ensemble_seeds(o, s, compute_variance(o, variance));
+  remove_predictions(dir);
+  double spread = 0;
   for (const auto& model : models) {
-    const std::string out = dir + "/sim_" + model;
-    if (fs::exists(out)) fs::remove_all(out);  // a re-comparison replaces its own predictions
-    auto args = simulate_args(o, m, model, out, variance, host_cores);
-    run_child(self_executable(), args, dir + "/simulate_" + model + ".log");
-    commands.push_back(args);
-    predicted.push_back(compare::read_predicted_run(out, m.warmup));
+    compare::RunEnsemble e;
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      const std::string out = member_dir(dir, model, k, seeds[k]);
+      auto args = simulate_args(o, m, model, out, variance, host_cores, k == 0 ? 0 : seeds[k]);
+      if (k > 0) {
+        args.push_back("--no-trace");  // the first member's trace is the one plots read
+        fs::create_directories(dir + "/ensemble");
+      }
+      run_child(self_executable(), args,
+                k == 0 ? fmt::format("{}/simulate_{}.log", dir, model) : out + ".log");
+      commands.push_back(args);
+      e.runs.push_back(compare::read_predicted_run(out, m.warmup));
+      e.seeds.push_back(seeds[k]);
+    }
+    spread = std::max(spread, compare::run_spread_pct(e.runs));
+    predicted.push_back(std::move(e));
   }
-  auto c = compare::compare_runs(m, predicted, models);
+  compare::RunEnsemble measured_runs{{m}, {0}};
+  if (o.runs > 1 && spread >= o.runs_if_spread_pct)
+    for (auto& r : extra_runs(o, dir, spread)) measured_runs.runs.push_back(std::move(r)), measured_runs.seeds.push_back(0);
+  auto c = compare::compare_ensembles(measured_runs, predicted, models);
   compare::write_comparison(c, dir);
-  write_manifest(dir, measured, commands, o, compute_variance(o, variance));
+  write_manifest(dir, measured, commands, o, compute_variance(o, variance), static_cast<int>(seeds.size()),
+                 static_cast<int>(measured_runs.runs.size()));
   dir_out = dir;
   return c;
 }

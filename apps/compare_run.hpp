@@ -40,6 +40,16 @@ struct CompareOptions {
   // the more accurate of the two on this project's runs).
   bool host_cores = false;
   bool quiet = false;              // emulation output to a log file instead of the terminal
+  // Ensembles (sim/compare/run_ensemble.hpp): predictions with `seeds` variance seeds (the
+  // scenario's and the next ones; only when the compute times are drawn; the first in
+  // sim_<model>, the others in ensemble/sim_<model>_seed<N>), and up to `runs`
+  // measured runs, the extra ones (emu_run2, ...) made only when the predictions' medians
+  // spread by at least `runs_if_spread_pct` (0: always). Each side is judged by its median run.
+  int seeds = 1;
+  int runs = 1;
+  double runs_if_spread_pct = 0;
+  bool reuse_runs = false;      // an extra run already in the comparison folder is reused
+  bool emulate_runs = true;     // false: only reuse (validate --reuse-only)
 };
 
 // The host cores compare models for measured run `m`: 0 without CompareOptions::host_cores;

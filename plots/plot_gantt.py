@@ -2,8 +2,8 @@
 """Side-by-side timelines of one iteration, predicted and measured (a geotrain compare folder).
 
 Usage: plot_gantt.py <comparison dir> [model]
-Reads comparison.json, the measured run's ops.csv and sim_<model>/ops.csv (model: flow by
-default); writes gantt_<model>.png into the comparison folder. The measured iteration drawn is
+Reads comparison.json, the measured run's ops.csv and the prediction's (model: flow by default),
+each side's judged run as comparison.json names it (the median run of an ensemble); writes gantt_<model>.png into the comparison folder. The measured iteration drawn is
 the one whose time is closest to the median; the predicted one is the simulator's middle one.
 Each iteration is drawn from its own start (the earliest op of any rank in it).
 """
@@ -56,6 +56,20 @@ def draw(ax, rows, t0, title):
     ax.grid(True, axis="x", alpha=0.3)
 
 
+def located(comparison_dir, recorded, fallback):
+    """A run folder comparison.json names: as recorded (absolute, or relative to where compare ran),
+    else the folder of that name under the comparison folder or its ensemble/, else `fallback`."""
+    if not recorded:
+        return fallback
+    p = Path(recorded)
+    if p.exists():
+        return p
+    for candidate in (comparison_dir / p.name, comparison_dir / "ensemble" / p.name):
+        if candidate.exists():
+            return candidate
+    return fallback
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -63,10 +77,10 @@ def main(argv):
     d = Path(argv[1])
     model = argv[2] if len(argv) > 2 else "flow"
     comp = json.loads((d / "comparison.json").read_text())
-    mdir = Path(comp["measured"]["dir"])
-    if not mdir.is_absolute() and not mdir.exists():
-        mdir = d / "emu"
-    pdir = d / f"sim_{model}"
+    mdir = located(d, comp["measured"]["dir"], d / "emu")
+    # With an ensemble (compare --seeds/--runs) each side's judged run is its median run.
+    judged = next((p.get("dir") for p in comp["predicted"] if p["network_model"] == model), None)
+    pdir = located(d, judged, d / f"sim_{model}")
     if not (pdir / "ops.csv").exists():
         return 0
     pred = read_ops(pdir / "ops.csv")

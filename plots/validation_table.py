@@ -2,7 +2,8 @@
 """Markdown table of a validation summary (for the README).
 
 Usage: validation_table.py results/validation/summary.csv [--groups]
-Columns a summary lacks (mean, p90 error: files written before them) are left out.
+Columns a summary lacks (mean, p90 error: files written before them) are left out. A case
+measured several times (compare --runs) says so beside its measured figure (the median run's).
 --groups: one row per world size and model instead (networks caseN, caseN_w8, caseN_w16,
 caseN_mini), with the median and largest |error| of each.
 """
@@ -70,6 +71,9 @@ def main(argv):
         any_row = next(iter(by.values()))
         cells = [v, n, f"{float(any_row['measured_s']):.3f} ({float(any_row['measured_min_s']):.3f}–"
                        f"{float(any_row['measured_max_s']):.3f})"]
+        # A case measured more than once (compare --runs): its figures are the median run's.
+        if (any_row.get("measured_runs") or "1") not in ("", "1"):
+            cells[2] += f", median run of {any_row['measured_runs']}"
         for m in models:
             r = by.get(m)
             cells += [f"{float(r['predicted_s']):.3f}", f"{float(r['error_pct']):+.1f}%"] if r else ["", ""]

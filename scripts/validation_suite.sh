@@ -8,7 +8,9 @@
 # Needs root (geotrain emulate) and geotrain-worker (LibTorch). Time on this project's 2-core
 # host (results/README.md): about 25-80 s per 4- or 8-worker case, 150-330 s per 16-worker case,
 # 1-8 min per gpt-mini case (DiLoCo's rounds are the long ones); on 2026-11-26 54 cases took
-# 56 min and 30 more (8 workers on cases 3/4, gpt-mini) 51 min.
+# 56 min and 30 more (8 workers on cases 3/4, gpt-mini) 51 min. A case whose predictions spread
+# by 15 % or more is emulated five times (SD-Pipe on case 5: 4 workers 2 min, 16 workers 7.4 min
+# per run, 2026-11-27).
 set -eu
 build=${1:-build}
 out=${2:-results/validation}

@@ -48,6 +48,17 @@ int drain_of(const RunFiles& r) {
   return r.iterations.empty() ? 0 : std::max(0, r.total_iterations - r.iterations.back() - 1);
 }
 
+nlohmann::ordered_json runs_json(const std::vector<EnsembleRun>& runs, bool seeded) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& r : runs) {
+    nlohmann::ordered_json j{{"dir", r.dir}};
+    if (seeded) j["variance_seed"] = r.seed;
+    j["iteration_time_s"] = r.median_s;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::ordered_json split_json(const Split& s) {
   return {{"compute_s", s.compute_s}, {"communication_s", s.communication_s},
           {"waiting_s", s.waiting_s}, {"other_s", s.other_s}};
@@ -97,6 +108,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
   c.measured_iterations = static_cast<int>(measured.iteration_times_s.size());
   c.measured_drain_iterations = drain_of(measured);
   c.measured_split = attribute(measured.ops, measured.iterations, c.measured_s);
+  c.measured_runs = {{measured.dir, 0, c.measured_s}};  // compare_ensembles adds the others
   for (std::size_t i = 0; i < predicted.size(); ++i) {
     const RunFiles& p = predicted[i];
     ModelComparison m;
@@ -110,6 +122,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
     m.predicted_p90_s = quantile(p.iteration_times_s, 0.9);
     m.p90_error_pct = error_pct(m.predicted_p90_s, c.measured_p90_s);
     m.drain_iterations = drain_of(p);
+    m.runs = {{p.dir, 0, m.predicted_s}};
     m.split = attribute(p.ops, p.iterations, p.iteration_time_s);
     m.ops = match_ops(p.ops, p.iterations, measured.ops, measured.iterations);
     m.difference_by_kind_s = difference_by_kind(m.ops);
@@ -123,7 +136,8 @@ std::string comparison_csv_header() {
          "predicted_s,error_pct,compute_measured_s,compute_predicted_s,communication_measured_s,"
          "communication_predicted_s,waiting_measured_s,waiting_predicted_s,other_measured_s,"
          "other_predicted_s,measured_mean_s,predicted_mean_s,mean_error_pct,p10_measured_s,"
-         "p10_predicted_s,p90_measured_s,p90_predicted_s,p90_error_pct";
+         "p10_predicted_s,p90_measured_s,p90_predicted_s,p90_error_pct,measured_runs,"
+         "measured_run_spread_pct,predicted_runs,predicted_run_spread_pct";
 }
 
 std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_fields) {
@@ -133,13 +147,14 @@ std::string comparison_csv_rows(const Comparison& c, const std::string& prefix_f
     out += prefix_fields +
            fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},"
                        "{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},"
-                       "{:.6f},{:.3f}\n",
+                       "{:.6f},{:.3f},{},{:.3f},{},{:.3f}\n",
                        c.scenario, c.strategy, c.world_size, m.network_model, c.measured_s,
                        c.measured_min_s, c.measured_max_s, m.predicted_s, m.error_pct, ms.compute_s,
                        m.split.compute_s, ms.communication_s, m.split.communication_s, ms.waiting_s,
                        m.split.waiting_s, ms.other_s, m.split.other_s, c.measured_mean_s,
                        m.predicted_mean_s, m.mean_error_pct, c.measured_p10_s, m.predicted_p10_s,
-                       c.measured_p90_s, m.predicted_p90_s, m.p90_error_pct);
+                       c.measured_p90_s, m.predicted_p90_s, m.p90_error_pct, c.measured_runs.size(),
+                       c.measured_run_spread_pct, m.runs.size(), m.run_spread_pct);
   return out;
 }
 
@@ -175,7 +190,9 @@ void write_comparison(const Comparison& c, const std::string& dir) {
                    {"mean_s", c.measured_mean_s},
                    {"iterations", c.measured_iterations},
                    {"drain_iterations", c.measured_drain_iterations},
-                   {"split", split_json(c.measured_split)}};
+                   {"split", split_json(c.measured_split)},
+                   {"runs", runs_json(c.measured_runs, false)},
+                   {"run_spread_pct", c.measured_run_spread_pct}};
   auto& models = j["predicted"] = nlohmann::ordered_json::array();
   for (const auto& m : c.models) {
     nlohmann::ordered_json diff = nlohmann::ordered_json::object();
@@ -191,7 +208,10 @@ void write_comparison(const Comparison& c, const std::string& dir) {
                       {"split", split_json(m.split)},
                       {"blocking_op_difference_by_kind_s", diff},
                       {"ops", m.ops.size()}, {"ops_matched", matched},
-                      {"ops_file", fmt::format("ops_{}.csv", m.network_model)}});
+                      {"ops_file", fmt::format("ops_{}.csv", m.network_model)},
+                      {"variance_seed", m.seed},
+                      {"runs", runs_json(m.runs, true)},
+                      {"run_spread_pct", m.run_spread_pct}});
     write_ops_csv(m, fmt::format("{}/ops_{}.csv", dir, m.network_model));
   }
   std::ofstream(dir + "/comparison.json") << j.dump(2) << "\n";
@@ -227,6 +247,17 @@ std::string comparison_table(const Comparison& c) {
                        c.measured_drain_iterations);
     for (const auto& m : c.models) out += fmt::format(", {} {}", m.network_model, m.drain_iterations);
     out += "\n";
+  }
+  if (c.measured_runs.size() > 1 ||
+      std::any_of(c.models.begin(), c.models.end(), [](const ModelComparison& m) { return m.runs.size() > 1; })) {
+    out += fmt::format("  runs (each side judged by its median run): measured {} (spread {:.1f}%)",
+                       c.measured_runs.size(), c.measured_run_spread_pct);
+    for (const auto& m : c.models)
+      out += fmt::format(", {} {} seeds (spread {:.1f}%, median run: seed {})", m.network_model,
+                         m.runs.size(), m.run_spread_pct, m.seed);
+    out += "\n    measured medians:";
+    for (const auto& r : c.measured_runs) out += fmt::format(" {:.4f}", r.median_s);
+    out += " s\n";
   }
   out += "  (seconds per rank and iteration; waiting = blocked until a peer arrived; other = gaps "
          "and time after the rank's last op)\n";

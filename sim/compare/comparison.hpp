@@ -2,6 +2,7 @@
 // Predicted vs measured for one scenario: the emulated run (measured) against one simulation per
 // network model (predicted), matched op by op. Files: comparison.json, comparison.csv (a row per
 // network model) and ops_<model>.csv (a row per Program op), in the conventions of plots/.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,6 +45,14 @@ RunFiles read_measured_run(const std::string& dir);
 // iterations are left out as on the measured side.
 RunFiles read_predicted_run(const std::string& dir, int warmup = 0);
 
+// One run of an ensemble (run_ensemble.hpp): where it is, its variance seed (predictions; 0 for
+// measured runs) and its median compared interval.
+struct EnsembleRun {
+  std::string dir;
+  std::uint64_t seed = 0;
+  double median_s = 0;
+};
+
 struct ModelComparison {
   std::string network_model;
   std::string dir;
@@ -59,6 +68,11 @@ struct ModelComparison {
   double predicted_p10_s = 0, predicted_p90_s = 0;
   double p90_error_pct = 0;
   int drain_iterations = 0;  // the prediction's drain, left out like the measured one
+  // The predictions of the ensemble (one when compare ran a single seed); the figures above are
+  // the median run's, whose variance seed is `seed` (0: the scenario's, not set).
+  std::vector<EnsembleRun> runs;
+  double run_spread_pct = 0;
+  std::uint64_t seed = 0;
   Split split;
   std::map<std::string, double> difference_by_kind_s;  // per iteration, summed over ranks
   std::vector<OpDiff> ops;
@@ -76,6 +90,10 @@ struct Comparison {
   int measured_iterations = 0;   // compared: after the warm-up, before the drain
   int measured_drain_iterations = 0;  // the asynchronous drain left out
   Split measured_split;
+  // The measured runs of the ensemble (one unless compare --runs); the figures above are the
+  // median run's (measured_dir).
+  std::vector<EnsembleRun> measured_runs;
+  double measured_run_spread_pct = 0;
   std::vector<ModelComparison> models;
 };
 

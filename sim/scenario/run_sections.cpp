@@ -4,7 +4,8 @@
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, rendezvous: false, buffered_sends: false,
-//                payload_efficiency: 1, compute_variance: median | sampled | steps, host_cores: 0,
+//                payload_efficiency: 1, compute_variance: median | sampled | steps, variance_seed: 0,
+//                host_cores: 0,
 //                host_background_cores: 0}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
 //                torch_threads: 1, collectives: p2p | gloo,
@@ -96,6 +97,7 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
                      "needs simulation.compute_profile (expected a measured profile to draw "
                      "from, or compute_variance: median)");
   }
+  if (auto seed = s.integer("variance_seed", 0, INT64_MAX)) sim.variance_seed = static_cast<std::uint64_t>(*seed);
   s.finish();
 }
 

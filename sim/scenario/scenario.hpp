@@ -102,6 +102,10 @@ struct SimulationSpec {
   // delayer, the kernel's shaping: compute_profile.json "host"); compute gets the rest.
   double host_background_cores = 0;
   ComputeVariance compute_variance = ComputeVariance::median;  // needs compute_profile unless median
+  // Seed of the compute draws (compute_variance sampled or steps); 0: the scenario's seed. Kept
+  // apart so `compare --seeds` can vary the draws alone: the scenario's seed also seeds what
+  // the run is (a scheduled placement), which must stay that of the measured run.
+  std::uint64_t variance_seed = 0;
   int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
   // Effects of the real stack the emulator runs on (docs/simulator-models.md); `geotrain compare` turns
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one

@@ -109,7 +109,8 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
   // CPU times first: a sampled run then draws from the CPU samples.
   if (scenario.simulation.host_cores > 0) use_cpu_times(scenario.simulation.compute_profile);
   if (scenario.simulation.compute_variance != ComputeVariance::median) {
-    impl_->sampler.emplace(scenario.seed);
+    const auto& sim = scenario.simulation;
+    impl_->sampler.emplace(sim.variance_seed != 0 ? sim.variance_seed : scenario.seed);
     for (const auto& e : impl_->entries) {
       auto sorted = e.samples_s;
       std::sort(sorted.begin(), sorted.end());

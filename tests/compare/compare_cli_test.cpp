@@ -1,16 +1,19 @@
 // geotrain compare / plot through the binary: input errors, and one real comparison as root.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <utility>
 
 #include "run_files.hpp"
+#include "sim/results/csv_line.hpp"
 #include "tests/support/shell.hpp"
 
 using namespace geotrain;
@@ -87,8 +90,8 @@ TEST_CASE("compare draws compute times from a profile with samples and reports t
   std::ifstream csv(dir + "/cmp/comparison.csv");
   std::string header;
   std::getline(csv, header);
-  CHECK_THAT(header, Catch::EndsWith(",mean_error_pct,p10_measured_s,p10_predicted_s,p90_measured_s,"
-                                     "p90_predicted_s,p90_error_pct"));
+  CHECK_THAT(header, Catch::Contains(",mean_error_pct,p10_measured_s,p10_predicted_s,p90_measured_s,"
+                                     "p90_predicted_s,p90_error_pct,"));
   // The user's --set comes after compare's own: the ablation with medians has no compute spread.
   const auto median = compare_reusing(dir + "/cmp_median", measured,
                                       "--sim-iterations 12 --set simulation.compute_variance=median");
@@ -124,6 +127,75 @@ TEST_CASE("compare draws whole measured steps when the profile has sample sites,
   CHECK_THAT(out, Catch::Contains("--set simulation.compute_variance=often: unknown compute variance "
                                   "(expected median, sampled or steps)"));
   CHECK_FALSE(std::filesystem::exists(dir + "/cmp_bad"));
+}
+
+TEST_CASE("compare --seeds predicts with consecutive variance seeds and judges the median prediction",
+          "[compare]") {
+  const auto dir = test::temp_dir("cli_seeds");
+  const std::string measured = fake_measured_run(dir, kSampledProfile);
+  const auto j = compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 3");
+  // ddp_ring_2's seed is 3: the first prediction where it always was, seeds 4 and 5 beside it.
+  CHECK(std::filesystem::exists(dir + "/cmp/sim_flow/ops.csv"));
+  CHECK(std::filesystem::exists(dir + "/cmp/ensemble/sim_flow_seed4/ops.csv"));
+  CHECK(std::filesystem::exists(dir + "/cmp/ensemble/sim_flow_seed5/ops.csv"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp/ensemble/sim_flow_seed4/trace.json"));
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/cmp/compare_manifest.json"));
+  CHECK(manifest["seeds"] == 3);
+  CHECK(manifest["simulate_commands"][2].dump().find("simulation.variance_seed=5") != std::string::npos);
+  const auto& flow = j["predicted"][0];
+  REQUIRE(flow["runs"].size() == 3);
+  std::vector<double> medians;
+  for (const auto& r : flow["runs"]) medians.push_back(r["iteration_time_s"].get<double>());
+  CHECK(medians[0] != medians[1]);  // the seeds draw different compute times
+  auto sorted = medians;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(flow["iteration_time_s"].get<double>() == Approx(sorted[1]));
+  const auto judged = flow["variance_seed"].get<int>();
+  CHECK(medians[static_cast<std::size_t>(judged - 3)] == Approx(sorted[1]));
+  CHECK(j["measured"]["runs"].size() == 1);
+  // The same command again writes the same comparison, byte for byte.
+  std::ifstream first(dir + "/cmp/comparison.csv");
+  const std::string before((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
+  compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 3");
+  std::ifstream second(dir + "/cmp/comparison.csv");
+  CHECK(before == std::string((std::istreambuf_iterator<char>(second)), std::istreambuf_iterator<char>()));
+  // A re-comparison with one seed replaces the ensemble; medians need no ensemble at all.
+  compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 1");
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp/ensemble"));
+  const auto median = compare_reusing(dir + "/cmp_median", measured,
+                                      "--sim-iterations 12 --seeds 3 --set simulation.compute_variance=median");
+  CHECK(median["predicted"][0]["runs"].size() == 1);
+}
+
+TEST_CASE("compare --runs judges the median of the measured runs, made only when the predictions spread enough",
+          "[compare]") {
+  const auto dir = test::temp_dir("cli_runs");
+  const std::string measured = fake_measured_run(dir, kSampledProfile);
+  // A second run already in the comparison folder: the same ops, 10 % slower.
+  std::filesystem::create_directories(dir + "/cmp/emu_run2");
+  std::filesystem::copy_file(measured + "/summary.json", dir + "/cmp/emu_run2/summary.json");
+  std::ifstream ops(measured + "/ops.csv");
+  std::string line, slower;
+  std::getline(ops, line);
+  slower = line + "\n";
+  const results::CsvHeader columns("ops.csv", line);
+  while (std::getline(ops, line)) {
+    auto f = results::split_csv_line(line);
+    for (const char* c : {"start_s", "end_s"}) f[columns.column(c)] = std::to_string(1.1 * std::stod(f[columns.column(c)]));
+    for (std::size_t i = 0; i < f.size(); ++i) slower += (i ? "," : "") + f[i];
+    slower += "\n";
+  }
+  test::write_file(dir + "/cmp/emu_run2/ops.csv", slower);
+  const auto j = compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs");
+  REQUIRE(j["measured"]["runs"].size() == 2);
+  const double first = j["measured"]["runs"][0]["iteration_time_s"].get<double>();
+  CHECK(j["measured"]["runs"][1]["iteration_time_s"].get<double>() == Approx(1.1 * first).epsilon(1e-4));
+  CHECK(j["measured"]["iteration_time_s"].get<double>() == Approx(first));  // lower middle of two
+  CHECK(j["measured"]["run_spread_pct"].get<double>() == Approx(10).epsilon(1e-3));
+  // Below the threshold no second run is taken (nor emulated: this test has no root).
+  const auto settled = compare_reusing(dir + "/cmp", measured,
+                                       "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs --runs-if-spread 1000");
+  CHECK(settled["measured"]["runs"].size() == 1);
 }
 
 TEST_CASE("compare keeps median compute times for a profile without samples", "[compare]") {
@@ -230,9 +302,11 @@ TEST_CASE("validate --reuse-only keeps the committed comparison of a case withou
   std::string first, kept, none;
   std::getline(csv, first);
   std::getline(csv, kept);
-  CHECK(first == "variant,network," + header);
-  CHECK(kept == "ddp,case9," + row);
+  CHECK(first == "variant,network," + header + ",measured_runs,measured_run_spread_pct,predicted_runs,"
+                 "predicted_run_spread_pct");
+  CHECK(kept == "ddp,case9," + row + ",,,,");  // the ensemble columns it predates: unknown
   CHECK_FALSE(std::getline(csv, none));  // ps__case9 has neither run data nor a comparison
+  CHECK_THAT(out, Catch::Contains("ps__case9 (left out of the summary: no run data and no comparison.csv"));
   const auto j = nlohmann::json::parse(std::ifstream(dir + "/out/summary.json"));
   CHECK(j["error_by_network_model"]["flow"]["cases"] == 1);
   CHECK(j["error_by_network_model"]["flow"]["max_abs_error_pct"].get<double>() == Approx(3));

@@ -89,8 +89,8 @@ TEST_CASE("compare_runs: median completion interval after warm-up on both sides,
   CHECK(row.rfind("s,ddp-allreduce,2,flow,2.500000,", 0) == 0);
   // ... mean columns, then the spread: measured {2, 2.5, 3} has p10 2.1 and p90 2.9 (position
   // 0.2 and 1.8 between the order statistics), predicted {2.5, 3} 2.55 and 2.95; p90 error
-  // 100 x 0.05 / 2.9.
-  const std::string tail = ",2.500000,2.750000,10.000,2.100000,2.550000,2.900000,2.950000,1.724";
+  // 100 x 0.05 / 2.9; then one run on each side, no spread.
+  const std::string tail = ",2.500000,2.750000,10.000,2.100000,2.550000,2.900000,2.950000,1.724,1,0.000,1,0.000";
   CHECK(row.substr(row.size() - tail.size()) == tail);
   CHECK_FALSE(std::getline(csv, none));
   CHECK(comparison_table(c).find("+10.0%") != std::string::npos);
