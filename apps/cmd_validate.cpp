@@ -175,8 +175,7 @@ int run_validate(const ValidateOptions& o) {
     c.runs_if_spread_pct = o.runs_if_spread_pct;
     c.reuse_runs = o.reuse || o.reuse_only;
     c.emulate_runs = !o.reuse_only;
-    // Reusable: a whole run, not the summary a clone keeps (git tracks no ops.csv).
-    const bool reusable = fs::exists(c.out + "/emu/summary.json") && fs::exists(c.out + "/emu/ops.csv");
+    const bool reusable = whole_run(c.out + "/emu");
     if ((o.reuse || o.reuse_only) && reusable) c.measured = c.out + "/emu";
     else if (o.reuse_only) {
       if (keep_committed_comparison(c.out, variant + "," + network + ",", csv, errors)) {
@@ -227,13 +226,7 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--only", o->only, "only scenarios whose file name contains this");
   cmd->add_option("--steps", o->steps, "emulated iterations per case (default: training.steps)")
       ->check(CLI::Range(1, 100'000'000));
-  cmd->add_option("--seeds", o->seeds, "predictions per case and network model (compare --seeds; default 15)")
-      ->check(CLI::Range(1, 1000));
-  cmd->add_option("--runs", o->runs, "measured runs of a case whose predictions disagree (default 5)")
-      ->check(CLI::Range(1, 100));
-  cmd->add_option("--runs-if-spread", o->runs_if_spread_pct,
-                  "how far (percent) the predictions' medians must spread for the extra runs (default 15)")
-      ->check(CLI::Range(0.0, 1000.0));
+  add_ensemble_options(cmd, o->seeds, o->runs, o->runs_if_spread_pct);
   cmd->add_flag("--reuse", o->reuse, "reuse emulations already in the results folder");
   cmd->add_flag("--reuse-only", o->reuse_only,
                 "compare only the cases whose emulation is already there; the others keep their committed comparison.csv");

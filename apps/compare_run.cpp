@@ -47,10 +47,6 @@ std::string emulate(const CompareOptions& o, const std::string& dir, const std::
   return run;
 }
 
-bool whole_run(const std::string& run) {
-  return fs::exists(run + "/summary.json") && fs::exists(run + "/ops.csv");
-}
-
 // As many iterations as the measured run (warm-up included, so the same ones are compared),
 // unless --sim-iterations says otherwise.
 int simulated_iterations(const CompareOptions& o, const compare::RunFiles& m) {
@@ -156,6 +152,10 @@ bool profile_has_cpu_times(const compare::RunFiles& m, const Scenario& s) {
 
 }  // namespace
 
+bool whole_run(const std::string& run) {
+  return fs::exists(run + "/summary.json") && fs::exists(run + "/ops.csv");
+}
+
 int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s) {
   if (!o.host_cores) return 0;
   if (m.host_cores <= 0)
@@ -242,18 +242,17 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
   const std::string variance = default_compute_variance(m, s);
-  const auto seeds = ensemble_seeds(o, s, compute_variance(o, variance));
+  const std::string drawn = compute_variance(o, variance);  // the user's --set may override it
+  const auto seeds = ensemble_seeds(o, s, drawn);
   remove_predictions(dir);
+  if (seeds.size() > 1) fs::create_directories(dir + "/ensemble");
   double spread = 0;
   for (const auto& model : models) {
     compare::RunEnsemble e;
     for (std::size_t k = 0; k < seeds.size(); ++k) {
       const std::string out = member_dir(dir, model, k, seeds[k]);
       auto args = simulate_args(o, m, model, out, variance, host_cores, k == 0 ? 0 : seeds[k]);
-      if (k > 0) {
-        args.push_back("--no-trace");  // the first member's trace is the one plots read
-        fs::create_directories(dir + "/ensemble");
-      }
+      if (k > 0) args.push_back("--no-trace");  // the first member's trace is the one plots read
       run_child(self_executable(), args,
                 k == 0 ? fmt::format("{}/simulate_{}.log", dir, model) : out + ".log");
       commands.push_back(args);
@@ -263,12 +262,12 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
     spread = std::max(spread, compare::run_spread_pct(e.runs));
     predicted.push_back(std::move(e));
   }
-  compare::RunEnsemble measured_runs{{m}, {0}};
+  compare::RunEnsemble measured_runs{{m}, {}};
   if (o.runs > 1 && spread >= o.runs_if_spread_pct)
-    for (auto& r : extra_runs(o, dir, spread)) measured_runs.runs.push_back(std::move(r)), measured_runs.seeds.push_back(0);
+    for (auto& r : extra_runs(o, dir, spread)) measured_runs.runs.push_back(std::move(r));
   auto c = compare::compare_ensembles(measured_runs, predicted, models);
   compare::write_comparison(c, dir);
-  write_manifest(dir, measured, commands, o, compute_variance(o, variance), static_cast<int>(seeds.size()),
+  write_manifest(dir, measured, commands, o, drawn, static_cast<int>(seeds.size()),
                  static_cast<int>(measured_runs.runs.size()));
   dir_out = dir;
   return c;

@@ -20,6 +20,10 @@
 #include "sim/compare/comparison.hpp"
 #include "sim/scenario/scenario.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace geotrain::cli {
 
 // TCP payload of a full-size Ethernet frame: 1448 of 1514 bytes (timestamps option on).
@@ -55,6 +59,14 @@ struct CompareOptions {
 // The host cores compare models for measured run `m`: 0 without CompareOptions::host_cores;
 // else the run's, or an InputError saying why the run cannot be modelled so.
 int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s);
+
+// --seeds, --runs and --runs-if-spread on `cmd` (compare's and validate's), writing into the
+// given fields; their current values are the defaults the help names.
+void add_ensemble_options(CLI::App* cmd, int& seeds, int& runs, double& runs_if_spread_pct);
+
+// True when `run` holds a whole measured run (summary.json and ops.csv), not just the summary
+// a clone keeps (git tracks no ops.csv): only such a run can be compared again.
+bool whole_run(const std::string& run);
 
 // Runs everything and writes comparison.json/.csv, ops_<model>.csv and compare_manifest.json
 // into the comparison directory; returns the comparison.

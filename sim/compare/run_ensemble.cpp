@@ -43,16 +43,19 @@ double run_spread_pct(const std::vector<RunFiles>& runs) {
 
 Comparison compare_ensembles(const RunEnsemble& measured, const std::vector<RunEnsemble>& predicted,
                              const std::vector<std::string>& model_names) {
+  std::vector<std::size_t> judged_index;
   std::vector<RunFiles> judged;
-  for (const auto& p : predicted) judged.push_back(p.runs.at(median_run_index(p.runs)));
+  for (const auto& p : predicted) {
+    judged_index.push_back(median_run_index(p.runs));
+    judged.push_back(p.runs.at(judged_index.back()));
+  }
   Comparison c = compare_runs(measured.runs.at(median_run_index(measured.runs)), judged, model_names);
   c.measured_runs = members(measured);
   c.measured_run_spread_pct = run_spread_pct(measured.runs);
   for (std::size_t i = 0; i < predicted.size(); ++i) {
     c.models[i].runs = members(predicted[i]);
     c.models[i].run_spread_pct = run_spread_pct(predicted[i].runs);
-    const std::size_t k = median_run_index(predicted[i].runs);
-    c.models[i].seed = k < predicted[i].seeds.size() ? predicted[i].seeds[k] : 0;
+    c.models[i].seed = c.models[i].runs[judged_index[i]].seed;
   }
   return c;
 }

@@ -18,7 +18,7 @@
 namespace geotrain::compare {
 
 // The runs of one side, in the order they were made; seeds[i] is runs[i]'s variance seed
-// (predictions) or 0 (measured runs).
+// (predictions; measured runs have none: leave `seeds` empty, read as 0).
 struct RunEnsemble {
   std::vector<RunFiles> runs;
   std::vector<std::uint64_t> seeds;
