@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/child_process.hpp"
+#include "emu/net/host_checks.hpp"
 #include "sim/common/error.hpp"
 #include "sim/compare/run_ensemble.hpp"
 #include "sim/results/run_directory.hpp"
@@ -196,12 +197,23 @@ void remove_predictions(const std::string& dir) {
   fs::remove_all(dir + "/ensemble");
 }
 
+std::string extra_run_dir(const std::string& dir, int k) { return fmt::format("{}/emu_run{}", dir, k); }
+
+// True when every extra run compare may take is already there to be reused (--reuse-runs into
+// an --out folder that holds them): no emulation is needed for them.
+bool extra_runs_reusable(const CompareOptions& o) {
+  if (!o.reuse_runs || o.out.empty()) return false;
+  for (int k = 2; k <= o.runs; ++k)
+    if (!whole_run(extra_run_dir(o.out, k))) return false;
+  return true;
+}
+
 // The extra measured runs (emu_run2 ...), each reused when allowed and whole, else emulated
 // (when allowed); returns the ones there are.
 std::vector<compare::RunFiles> extra_runs(const CompareOptions& o, const std::string& dir, double spread) {
   std::vector<compare::RunFiles> runs;
   for (int k = 2; k <= o.runs; ++k) {
-    const std::string run = fmt::format("{}/emu_run{}", dir, k);
+    const std::string run = extra_run_dir(dir, k);
     if (!(o.reuse_runs && whole_run(run))) {
       if (!o.emulate_runs) continue;
       if (fs::exists(run)) fs::remove_all(run);
@@ -231,6 +243,11 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
     reused = compare::read_measured_run(o.measured);
     host_cores = modelled_host_cores(o, *reused, s);
   }
+  // An emulation needs root; without it, say so before anything is written (exit 2), not after
+  // the predictions when an emulate child fails.
+  if (o.measured.empty() || (o.runs > 1 && o.emulate_runs && !extra_runs_reusable(o)))
+    emu::require_network_privileges(o.measured.empty() ? "geotrain compare (it emulates the scenario)"
+                                                   : fmt::format("geotrain compare --runs {}", o.runs));
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured =

@@ -198,6 +198,30 @@ TEST_CASE("compare --runs judges the median of the measured runs, made only when
   CHECK(settled["measured"]["runs"].size() == 1);
 }
 
+TEST_CASE("compare --runs without root: one line, exit 2, nothing written", "[compare]") {
+  if (!have_root()) return;  // needs root to become somebody else
+  const auto dir = test::temp_dir("cli_runs_noroot");
+  const std::string measured = fake_measured_run(dir, kSampledProfile);
+  const auto r = test::sh("setpriv --reuid=65534 --regid=65534 --clear-groups " GEOTRAIN_BINARY
+                          " compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --measured " + measured +
+                          " --out " + dir + "/cmp --runs 2");
+  INFO(r.out);
+  CHECK(r.status == 2);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  CHECK_THAT(r.out, Catch::Contains("geotrain compare --runs 2: needs root"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp"));
+  // Extra runs already there to reuse need no emulation, so no root either.
+  std::filesystem::create_directories(dir + "/ready/emu_run2");
+  for (const char* f : {"summary.json", "ops.csv"})
+    std::filesystem::copy_file(measured + "/" + f, dir + "/ready/emu_run2/" + f);
+  std::filesystem::permissions(dir + "/ready", std::filesystem::perms::all, std::filesystem::perm_options::add);
+  const auto reused = test::sh("setpriv --reuid=65534 --regid=65534 --clear-groups " GEOTRAIN_BINARY
+                               " compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --measured " + measured +
+                               " --out " + dir + "/ready --runs 2 --reuse-runs --network-model flow --seeds 3");
+  INFO(reused.out);
+  CHECK(reused.status == 0);
+}
+
 TEST_CASE("compare keeps median compute times for a profile without samples", "[compare]") {
   const auto dir = test::temp_dir("cli_medians");
   const std::string measured = fake_measured_run(dir, R"({"format": "geotrain-compute-profile", "ops": [
