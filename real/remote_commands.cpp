@@ -25,17 +25,21 @@ std::string sh_command(const std::string& script, const std::string& name, const
   return shell_command(argv);
 }
 
+// The wrapper's own stderr goes to /dev/null once the worker runs: the worker writes to the
+// caller's stderr through fd 4. Otherwise dash may report a killed background job ("Killed")
+// on that stderr when it reaps it early, and the failure message, which quotes the last
+// stderr line, would name the shell's word instead of the worker's.
 const std::string& worker_wrapper_script() {
   static const std::string script = std::string("wd=$1; rank=$2; shift 2\n") + kLockFunctions +
                                     fmt::format(R"sh(mkdir -p "$g/workers.d" "$wd/ranks/$rank" || exit {setup}
-exec 3<&0
-setsid "$@" </dev/null 3<&- &
+exec 3<&0 4>&2 2>/dev/null
+setsid "$@" </dev/null 2>&4 3<&- 4>&- &
 pid=$!
 trap '' HUP PIPE
 lock; printf '{{"rank":%s,"pid":%s,"pgid":%s}}' "$rank" "$pid" "$pid" >"$g/workers.d/$rank.json"; publish; unlock
-( cat <&3 >/dev/null 2>&1; kill -TERM -"$pid" 2>/dev/null; sleep {grace}; kill -KILL -"$pid" 2>/dev/null ) </dev/null >/dev/null 2>&1 &
+( cat <&3 >/dev/null 2>&1; kill -TERM -"$pid" 2>/dev/null; sleep {grace}; kill -KILL -"$pid" 2>/dev/null ) </dev/null >/dev/null 2>&1 4>&- &
 watcher=$!
-exec 3<&-
+exec 3<&- 4>&-
 wait "$pid"; status=$?
 kill "$watcher" 2>/dev/null
 lock; rm -f "$g/workers.d/$rank.json"; publish; unlock

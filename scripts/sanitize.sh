@@ -69,6 +69,6 @@ configure
 case "$mode" in
   tests) run_tests ;;
   fuzz) run_fuzz "$@" ;;
-  all) run_tests && run_fuzz ;;
+  all) run_tests; run_fuzz ;;  # not `&&`: that would switch set -e off inside run_tests
   *) echo "usage: $0 [tests|fuzz [FILE...]]" >&2; exit 2 ;;
 esac
