@@ -112,14 +112,10 @@ int steady_steps(const RankMeasurements& m, int steps) {
 }
 
 double median_iteration_time(const std::vector<StepFigures>& steps, int warmup, int steady) {
+  const auto judged = judged_iterations(static_cast<int>(steps.size()), warmup, steady);
   std::vector<double> t;
   for (const auto& s : steps)
-    if (s.step >= warmup && s.step < steady) t.push_back(s.time_s);
-  if (t.empty())
-    for (const auto& s : steps)
-      if (s.step >= warmup) t.push_back(s.time_s);
-  if (t.empty())
-    for (const auto& s : steps) t.push_back(s.time_s);
+    if (s.step >= judged.first && s.step < judged.last) t.push_back(s.time_s);
   return median(t);
 }
 

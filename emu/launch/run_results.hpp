@@ -45,8 +45,8 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
 // all of them for a synchronous one.
 int steady_steps(const RankMeasurements& m, int steps);
 
-// Median of the steps from `warmup` up to `steady` (the drain left out), or, when that leaves
-// none, of the steps after `warmup`, or of all.
+// Median of the judged steps (judged_iterations, sim/common/iteration_intervals.hpp: from the
+// warm-up to the drain), the figure `compare` judges.
 double median_iteration_time(const std::vector<StepFigures>& steps, int warmup,
                              int steady = std::numeric_limits<int>::max());
 

@@ -53,4 +53,12 @@ int CompletionIntervals::steady_iterations() const {
   return std::max(steady, 1);
 }
 
+JudgedIterations judged_iterations(int iterations, int warmup, int steady) {
+  steady = std::min(steady, iterations);
+  JudgedIterations j;
+  j.first = iterations > warmup ? std::max(warmup, 0) : 0;
+  j.last = steady > j.first ? steady : iterations;
+  return j;
+}
+
 }  // namespace geotrain

@@ -17,6 +17,7 @@
 // drain: the moment the first rank that runs the last iteration finished it. A synchronous run
 // has no drain (every rank finishes the last iteration together), so all its iterations are
 // steady.
+#include <limits>
 #include <vector>
 
 namespace geotrain {
@@ -43,5 +44,15 @@ class CompletionIntervals {
   std::vector<double> rank_last_iteration_end_s_;  // per rank, its end of the last iteration
   std::vector<bool> rank_in_last_iteration_;
 };
+
+// The iterations a run is judged by, [first, last): from the warm-up to the drain. When the
+// drain leaves nothing after the warm-up, every iteration after the warm-up; when the warm-up
+// takes every iteration, those before the drain. `compare` judges these, and the emulator's and
+// the real runner's summaries report their median, so both sides use this one rule.
+struct JudgedIterations {
+  int first = 0, last = 0;
+};
+JudgedIterations judged_iterations(int iterations, int warmup,
+                                   int steady = std::numeric_limits<int>::max());
 
 }  // namespace geotrain

@@ -27,19 +27,18 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
 }
 
 // Completion intervals (sim/common/iteration_intervals.hpp) of the run's `iterations` from its
-// op records; the compared ones are the steady iterations from `warmup` on (an asynchronous
-// run's drain is left out), or, when that leaves none, all from `warmup` on, or all.
+// op records; the compared ones are judged_iterations' (the warm-up and an asynchronous run's
+// drain left out).
 void compared_iterations(RunFiles& r, int iterations, int warmup) {
   CompletionIntervals clock(iterations);
   for (const auto& op : r.ops) clock.add(op.iteration, op.start_s, op.end_s, op.rank);
   const auto intervals = clock.intervals();
   r.steady_iterations = clock.steady_iterations();
   r.total_iterations = iterations;
-  const int first = iterations > warmup ? warmup : 0;
-  const int last = r.steady_iterations > first ? r.steady_iterations : iterations;
+  const auto judged = judged_iterations(iterations, warmup, r.steady_iterations);
   r.iterations.clear();
   r.iteration_times_s.clear();
-  for (int i = first; i < last; ++i)
+  for (int i = judged.first; i < judged.last; ++i)
     r.iterations.push_back(i), r.iteration_times_s.push_back(intervals[static_cast<std::size_t>(i)]);
 }
 

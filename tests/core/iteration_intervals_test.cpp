@@ -1,5 +1,7 @@
 #include "sim/common/iteration_intervals.hpp"
 
+#include <utility>
+
 #include <catch2/catch.hpp>
 
 using namespace geotrain;
@@ -40,4 +42,20 @@ TEST_CASE("CompletionIntervals: without ranks, or with a rank gone before the en
   churn.add(0, 0, 1, 2);
   for (int k = 0; k < 3; ++k) churn.add(k, k, k + 1, 0), churn.add(k, k, k + 1, 1);
   CHECK(churn.steady_iterations() == 3);
+}
+
+TEST_CASE("judged iterations: from the warm-up to the drain, with the fallbacks compare and emulate share",
+          "[core]") {
+  auto range = [](int n, int warmup, int steady) {
+    const auto j = judged_iterations(n, warmup, steady);
+    return std::pair<int, int>{j.first, j.last};
+  };
+  CHECK(range(8, 1, 8) == std::pair<int, int>{1, 8});   // synchronous: everything after the warm-up
+  CHECK(range(24, 1, 12) == std::pair<int, int>{1, 12});  // the drain (12..23) left out
+  CHECK(range(8, 3, 2) == std::pair<int, int>{3, 8});   // nothing steady after the warm-up
+  CHECK(range(2, 2, 1) == std::pair<int, int>{0, 1});   // the warm-up takes all: before the drain
+  CHECK(range(2, 5, 2) == std::pair<int, int>{0, 2});
+  CHECK(range(4, 0, 100) == std::pair<int, int>{0, 4});  // steady beyond the run is the run
+  const auto unbounded = judged_iterations(5, 1);
+  CHECK((unbounded.first == 1 && unbounded.last == 5));
 }
