@@ -28,7 +28,9 @@ std::string sh_command(const std::string& script, const std::string& name, const
 // The wrapper's own stderr goes to /dev/null once the worker runs: the worker writes to the
 // caller's stderr through fd 4. Otherwise dash may report a killed background job ("Killed")
 // on that stderr when it reaps it early, and the failure message, which quotes the last
-// stderr line, would name the shell's word instead of the worker's.
+// stderr line, would name the shell's word instead of the worker's. The wrapper's own
+// bookkeeping (lock, workers.json) is silenced with it: redirecting just those commands to fd 4
+// would not do, since the shell would then print its job notices there while they run.
 const std::string& worker_wrapper_script() {
   static const std::string script = std::string("wd=$1; rank=$2; shift 2\n") + kLockFunctions +
                                     fmt::format(R"sh(mkdir -p "$g/workers.d" "$wd/ranks/$rank" || exit {setup}

@@ -131,7 +131,7 @@ TEST_CASE("the worker command runs env K=V argv under the wrapper and passes its
 
 TEST_CASE("the wrapper's own stderr is silent while the worker runs, so the last stderr line is the worker's",
           "[real][run]") {
-  // dash may print "Killed" for a background job it reaps early (about 1 run in 700 here);
+  // dash may print "Killed" for a background job it reaps early (3 runs of 1,700 here);
   // that line used to replace the worker's own last words in the failure message. The race
   // itself cannot be forced, so check the cause: the wrapper (the worker's parent) writes
   // its stderr to /dev/null, and the worker's stderr still reaches the caller.
