@@ -11,18 +11,26 @@
 
 namespace geotrain::cli {
 
-void add_ensemble_options(CLI::App* cmd, int& seeds, int& runs, double& runs_if_spread_pct) {
-  cmd->add_option("--seeds", seeds,
+void add_ensemble_options(CLI::App* cmd, CompareOptions& o) {
+  cmd->add_option("--seeds", o.seeds,
                   fmt::format("predictions per network model, with variance seeds seed, seed+1, ...; each side is "
-                              "judged by its median run (default {}; 1 when compute times are not drawn)", seeds))
+                              "judged by its median run (default {}; 1 when compute times are not drawn)", o.seeds))
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--runs", runs,
-                  fmt::format("measured runs (default {}): the first, then emu_run2 ... in the comparison folder", runs))
+  cmd->add_option("--runs", o.runs,
+                  fmt::format("measured runs (default {}): the first, then emu_run2 ... in the comparison folder", o.runs))
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--runs-if-spread", runs_if_spread_pct,
+  cmd->add_option("--runs-if-spread", o.runs_if_spread_pct,
                   fmt::format("make the extra runs only when the predictions' medians spread by at least this many "
-                              "percent (default {}; 0: always)", runs_if_spread_pct))
+                              "percent (default {}; 0: always)", o.runs_if_spread_pct))
       ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--min-runs", o.min_runs,
+                  fmt::format("measured runs made whatever the predictions' spread, in scenarios of at least "
+                              "--min-runs-world ranks (default {})", o.min_runs))
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--min-runs-world", o.min_runs_world,
+                  fmt::format("apply --min-runs only to scenarios of at least this many ranks (default {})",
+                              o.min_runs_world))
+      ->check(CLI::Range(0, 1'000'000));
 }
 
 void add_compare_command(CLI::App& app, Action& action) {
@@ -44,7 +52,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_flag("--host-cores", o->host_cores,
                 "model the measured run's shared CPUs with its CPU times (default: its wall times, a device per rank)");
   o->seeds = 15;  // predictions are cheap beside an emulation; a rare cycle shows in fifteen
-  add_ensemble_options(cmd, o->seeds, o->runs, o->runs_if_spread_pct);
+  add_ensemble_options(cmd, *o);
   cmd->add_flag("--reuse-runs", o->reuse_runs, "reuse extra runs (emu_run2 ...) already in the --out folder");
   cmd->callback([&action, o] {
     action = [o] {

@@ -119,7 +119,7 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   return args;
 }
 
-void write_manifest(const std::string& dir, const std::string& measured,
+void write_manifest(const std::string& dir, const std::string& measured, const std::string& profile_run,
                     const std::vector<std::vector<std::string>>& sims, const CompareOptions& o,
                     const std::string& variance, int seeds, int runs) {
   nlohmann::ordered_json j;
@@ -127,10 +127,11 @@ void write_manifest(const std::string& dir, const std::string& measured,
   j["scenario"] = o.scenario;
   j["measured_run"] = measured;
   j["measured_run_reused"] = !o.measured.empty();
+  j["predicted_from_run"] = profile_run;  // the judged (median) measured run
   j["model_effects"] = o.model_effects;
   j["host_cores"] = o.host_cores;
   j["compute_variance"] = variance;
-  j["predicted_from"] = "compute_profile.json of the measured run (whole measured steps when "
+  j["predicted_from"] = "compute_profile.json of the judged measured run (whole measured steps when "
                         "compute_variance is steps, independent draws from its samples when sampled, "
                         "else its medians; its CPU times on shared cores with host_cores), "
                         "the scenario's scaled network, rendezvous, buffered sends and TCP payload "
@@ -199,32 +200,78 @@ void remove_predictions(const std::string& dir) {
 
 std::string extra_run_dir(const std::string& dir, int k) { return fmt::format("{}/emu_run{}", dir, k); }
 
+// The measured runs made whatever the predictions' spread: --min-runs, in a scenario of at least
+// --min-runs-world ranks.
+// Every strategy places one rank per device.
+int unconditional_runs(const CompareOptions& o, const Scenario& s) {
+  return static_cast<int>(s.devices.size()) >= o.min_runs_world ? std::max(1, o.min_runs) : 1;
+}
+
+// The most measured runs compare may take of scenario `s`.
+int most_runs(const CompareOptions& o, const Scenario& s) { return std::max(o.runs, unconditional_runs(o, s)); }
+
 // True when every extra run compare may take is already there to be reused (--reuse-runs into
 // an --out folder that holds them): no emulation is needed for them.
-bool extra_runs_reusable(const CompareOptions& o) {
+bool extra_runs_reusable(const CompareOptions& o, const Scenario& s) {
   if (!o.reuse_runs || o.out.empty()) return false;
-  for (int k = 2; k <= o.runs; ++k)
+  for (int k = 2; k <= most_runs(o, s); ++k)
     if (!whole_run(extra_run_dir(o.out, k))) return false;
   return true;
 }
 
-// The extra measured runs (emu_run2 ...), each reused when allowed and whole, else emulated
-// (when allowed); returns the ones there are.
-std::vector<compare::RunFiles> extra_runs(const CompareOptions& o, const std::string& dir, double spread) {
+// The extra measured runs up to run `count` (emu_run2 ...), each reused when allowed and whole,
+// else emulated (when allowed); returns the ones there are. `why` says in the log why they are made.
+std::vector<compare::RunFiles> extra_runs(const CompareOptions& o, const std::string& dir, int count,
+                                          const std::string& why) {
   std::vector<compare::RunFiles> runs;
-  for (int k = 2; k <= o.runs; ++k) {
+  for (int k = 2; k <= count; ++k) {
     const std::string run = extra_run_dir(dir, k);
     if (!(o.reuse_runs && whole_run(run))) {
       if (!o.emulate_runs) continue;
       if (fs::exists(run)) fs::remove_all(run);
-      fmt::print("   measured run {} of {}{}\n", k, o.runs,
-                 o.runs_if_spread_pct > 0 ? fmt::format(" (the predictions spread by {:.1f} %)", spread) : "");
+      fmt::print("   measured run {} of {}{}\n", k, count, why);
       std::fflush(stdout);
       emulate(o, dir, run, fmt::format("emulate_run{}.log", k));
     }
     runs.push_back(compare::read_measured_run(run));
   }
   return runs;
+}
+
+// One network model's predictions per seed of the ensemble, from measured run `m`'s profile.
+struct Predictions {
+  std::vector<compare::RunEnsemble> ensembles;  // one per network model
+  std::vector<std::vector<std::string>> commands;
+  std::string variance;  // how they drew their compute times
+  std::size_t seeds = 0;
+  double spread = 0;  // the largest spread of a model's ensemble, in percent
+};
+
+Predictions predict(const CompareOptions& o, const Scenario& s, const compare::RunFiles& m, int host_cores,
+                    const std::string& dir, const std::vector<std::string>& models) {
+  Predictions p;
+  const std::string variance = default_compute_variance(m, s);
+  p.variance = compute_variance(o, variance);  // the user's --set may override it
+  const auto seeds = ensemble_seeds(o, s, p.variance);
+  p.seeds = seeds.size();
+  remove_predictions(dir);
+  if (seeds.size() > 1) fs::create_directories(dir + "/ensemble");
+  for (const auto& model : models) {
+    compare::RunEnsemble e;
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      const std::string out = member_dir(dir, model, k, seeds[k]);
+      auto args = simulate_args(o, m, model, out, variance, host_cores, k == 0 ? 0 : seeds[k]);
+      if (k > 0) args.push_back("--no-trace");  // the first member's trace is the one plots read
+      run_child(self_executable(), args,
+                k == 0 ? fmt::format("{}/simulate_{}.log", dir, model) : out + ".log");
+      p.commands.push_back(args);
+      e.runs.push_back(compare::read_predicted_run(out, m.warmup));
+      e.seeds.push_back(seeds[k]);
+    }
+    p.spread = std::max(p.spread, compare::run_spread_pct(e.runs));
+    p.ensembles.push_back(std::move(e));
+  }
+  return p;
 }
 
 }  // namespace
@@ -245,47 +292,40 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   }
   // An emulation needs root; without it, say so before anything is written (exit 2), not after
   // the predictions when an emulate child fails.
-  if (o.measured.empty() || (o.runs > 1 && o.emulate_runs && !extra_runs_reusable(o)))
+  if (o.measured.empty() || (most_runs(o, s) > 1 && o.emulate_runs && !extra_runs_reusable(o, s)))
     emu::require_network_privileges(o.measured.empty() ? "geotrain compare (it emulates the scenario)"
-                                                   : fmt::format("geotrain compare --runs {}", o.runs));
+                                                   : fmt::format("geotrain compare --runs {}", most_runs(o, s)));
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured =
       o.measured.empty() ? emulate(o, dir, dir + "/emu", "emulate.log") : o.measured;
   const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
   if (!reused) host_cores = modelled_host_cores(o, m, s);
-  // Every prediction is made from the first measured run's profile, whichever run is judged.
-  std::vector<compare::RunEnsemble> predicted;
-  std::vector<std::vector<std::string>> commands;
   const auto models = models_of(o.network_model);
-  const std::string variance = default_compute_variance(m, s);
-  const std::string drawn = compute_variance(o, variance);  // the user's --set may override it
-  const auto seeds = ensemble_seeds(o, s, drawn);
-  remove_predictions(dir);
-  if (seeds.size() > 1) fs::create_directories(dir + "/ensemble");
-  double spread = 0;
-  for (const auto& model : models) {
-    compare::RunEnsemble e;
-    for (std::size_t k = 0; k < seeds.size(); ++k) {
-      const std::string out = member_dir(dir, model, k, seeds[k]);
-      auto args = simulate_args(o, m, model, out, variance, host_cores, k == 0 ? 0 : seeds[k]);
-      if (k > 0) args.push_back("--no-trace");  // the first member's trace is the one plots read
-      run_child(self_executable(), args,
-                k == 0 ? fmt::format("{}/simulate_{}.log", dir, model) : out + ".log");
-      commands.push_back(args);
-      e.runs.push_back(compare::read_predicted_run(out, m.warmup));
-      e.seeds.push_back(seeds[k]);
-    }
-    spread = std::max(spread, compare::run_spread_pct(e.runs));
-    predicted.push_back(std::move(e));
-  }
+  // The first run's predictions decide whether to measure again (their spread).
+  Predictions p = predict(o, s, m, host_cores, dir, models);
   compare::RunEnsemble measured_runs{{m}, {}};
-  if (o.runs > 1 && spread >= o.runs_if_spread_pct)
-    for (auto& r : extra_runs(o, dir, spread)) measured_runs.runs.push_back(std::move(r));
-  auto c = compare::compare_ensembles(measured_runs, predicted, models);
+  const bool spread_enough = o.runs > 1 && p.spread >= o.runs_if_spread_pct;
+  const int count = spread_enough ? most_runs(o, s) : unconditional_runs(o, s);
+  const std::string why =
+      spread_enough && o.runs_if_spread_pct > 0 ? fmt::format(" (the predictions spread by {:.1f} %)", p.spread)
+      : !spread_enough && count > 1 ? fmt::format(" (every scenario of {} ranks or more)", o.min_runs_world)
+                                    : "";
+  for (auto& r : extra_runs(o, dir, count, why)) measured_runs.runs.push_back(std::move(r));
+  // The judged run is predicted from its own compute profile: a prediction takes a run's compute
+  // as given, so it is judged against the run that computed so. Runs of one case can compute at
+  // different paces (16 ranks on 2 cores: ps-sharded on case 4 at 16 workers computed 0.79 and
+  // 0.95 s per rank and iteration in two runs), and the first run's profile would carry its pace
+  // into a comparison with another run's iteration times.
+  const std::size_t judged = compare::median_run_index(measured_runs.runs);
+  if (judged != 0) {
+    const auto& run = measured_runs.runs[judged];
+    p = predict(o, s, run, modelled_host_cores(o, run, s), dir, models);
+  }
+  auto c = compare::compare_ensembles(measured_runs, p.ensembles, models);
   compare::write_comparison(c, dir);
-  write_manifest(dir, measured, commands, o, drawn, static_cast<int>(seeds.size()),
-                 static_cast<int>(measured_runs.runs.size()));
+  write_manifest(dir, measured, measured_runs.runs[judged].dir, p.commands, o, p.variance,
+                 static_cast<int>(p.seeds), static_cast<int>(measured_runs.runs.size()));
   dir_out = dir;
   return c;
 }

@@ -3,8 +3,9 @@
 // scenario, simulate the same scenario with what that run measured, compare.
 //
 // What the prediction may use (and nothing else; never the measured iteration times):
-// - the compute profile of the run (compute_profile.json: median duration per compute op kind,
-//   its raw samples and where each was measured): the simulation draws whole measured steps
+// - the compute profile of the run (of the judged run when there are several;
+//   compute_profile.json: median duration per compute op kind, its raw samples and where each
+//   was measured): the simulation draws whole measured steps
 //   (simulation.compute_variance: steps, every rank's op times from one measured step per
 //   iteration) when the profile records the sites, independent samples (sampled) when it has
 //   samples only, so the predicted spread can be judged too; with --host-cores its CPU times
@@ -49,9 +50,14 @@ struct CompareOptions {
   // sim_<model>, the others in ensemble/sim_<model>_seed<N>), and up to `runs`
   // measured runs, the extra ones (emu_run2, ...) made only when the predictions' medians
   // spread by at least `runs_if_spread_pct` (0: always). Each side is judged by its median run.
+  // `min_runs` measured runs are made whatever the spread, in scenarios of at least
+  // `min_runs_world` ranks (validate: 3 from 16 ranks, where many ranks share the host's few cores
+  // and one run's pace depends on how the host scheduled them: scenarios/validation/README.md).
   int seeds = 1;
   int runs = 1;
   double runs_if_spread_pct = 0;
+  int min_runs = 1;
+  int min_runs_world = 0;
   bool reuse_runs = false;      // an extra run already in the comparison folder is reused
   bool emulate_runs = true;     // false: only reuse (validate --reuse-only)
 };
@@ -60,9 +66,9 @@ struct CompareOptions {
 // else the run's, or an InputError saying why the run cannot be modelled so.
 int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s);
 
-// --seeds, --runs and --runs-if-spread on `cmd` (compare's and validate's), writing into the
-// given fields; their current values are the defaults the help names.
-void add_ensemble_options(CLI::App* cmd, int& seeds, int& runs, double& runs_if_spread_pct);
+// --seeds, --runs, --runs-if-spread and --min-runs on `cmd` (compare's and validate's), writing
+// into `o`; its current values are the defaults the help names.
+void add_ensemble_options(CLI::App* cmd, CompareOptions& o);
 
 // True when `run` holds a whole measured run (summary.json and ops.csv), not just the summary
 // a clone keeps (git tracks no ops.csv): only such a run can be compared again.

@@ -73,6 +73,13 @@ const char* kSampledProfile = R"({"format": "geotrain-compute-profile", "version
   {"kind": "backward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.2,
    "samples_s": [0.1, 0.2, 0.6]}]})";
 
+// kSampledProfile with every time twice as long.
+const char* kSampledProfileDoubled = R"({"format": "geotrain-compute-profile", "version": 1, "ops": [
+  {"kind": "forward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.2,
+   "samples_s": [0.1, 0.2, 0.6]},
+  {"kind": "backward", "layer_begin": 0, "layer_end": 4, "sequences": 4, "median_s": 0.4,
+   "samples_s": [0.2, 0.4, 1.2]}]})";
+
 }  // namespace
 
 TEST_CASE("compare draws compute times from a profile with samples and reports the predicted spread",
@@ -171,21 +178,25 @@ TEST_CASE("compare --runs judges the median of the measured runs, made only when
           "[compare]") {
   const auto dir = test::temp_dir("cli_runs");
   const std::string measured = fake_measured_run(dir, kSampledProfile);
-  // A second run already in the comparison folder: the same ops, 10 % slower.
-  std::filesystem::create_directories(dir + "/cmp/emu_run2");
-  std::filesystem::copy_file(measured + "/summary.json", dir + "/cmp/emu_run2/summary.json");
-  std::ifstream ops(measured + "/ops.csv");
-  std::string line, slower;
-  std::getline(ops, line);
-  slower = line + "\n";
-  const results::CsvHeader columns("ops.csv", line);
-  while (std::getline(ops, line)) {
-    auto f = results::split_csv_line(line);
-    for (const char* c : {"start_s", "end_s"}) f[columns.column(c)] = std::to_string(1.1 * std::stod(f[columns.column(c)]));
-    for (std::size_t i = 0; i < f.size(); ++i) slower += (i ? "," : "") + f[i];
-    slower += "\n";
-  }
-  test::write_file(dir + "/cmp/emu_run2/ops.csv", slower);
+  // Extra runs already in the comparison folder: the same ops, `factor` times slower.
+  const auto add_run = [&](const std::string& run, double factor) {
+    std::filesystem::create_directories(run);
+    std::filesystem::copy_file(measured + "/summary.json", run + "/summary.json");
+    std::ifstream ops(measured + "/ops.csv");
+    std::string line, slower;
+    std::getline(ops, line);
+    slower = line + "\n";
+    const results::CsvHeader columns("ops.csv", line);
+    while (std::getline(ops, line)) {
+      auto f = results::split_csv_line(line);
+      for (const char* c : {"start_s", "end_s"})
+        f[columns.column(c)] = std::to_string(factor * std::stod(f[columns.column(c)]));
+      for (std::size_t i = 0; i < f.size(); ++i) slower += (i ? "," : "") + f[i];
+      slower += "\n";
+    }
+    test::write_file(run + "/ops.csv", slower);
+  };
+  add_run(dir + "/cmp/emu_run2", 1.1);
   const auto j = compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs");
   REQUIRE(j["measured"]["runs"].size() == 2);
   const double first = j["measured"]["runs"][0]["iteration_time_s"].get<double>();
@@ -196,6 +207,33 @@ TEST_CASE("compare --runs judges the median of the measured runs, made only when
   const auto settled = compare_reusing(dir + "/cmp", measured,
                                        "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs --runs-if-spread 1000");
   CHECK(settled["measured"]["runs"].size() == 1);
+  // --min-runs takes them whatever the spread, in scenarios of at least --min-runs-world ranks
+  // (ddp_ring_2 has 2).
+  const auto always = compare_reusing(dir + "/cmp", measured,
+                                      "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs --runs-if-spread 1000 "
+                                      "--min-runs 2 --min-runs-world 2");
+  CHECK(always["measured"]["runs"].size() == 2);
+  const auto small = compare_reusing(dir + "/cmp", measured,
+                                     "--sim-iterations 12 --seeds 3 --runs 2 --reuse-runs --runs-if-spread 1000 "
+                                     "--min-runs 2 --min-runs-world 3");
+  CHECK(small["measured"]["runs"].size() == 1);
+  // --min-runs above --runs: the spread's runs never number fewer than the unconditional ones.
+  const auto more = compare_reusing(dir + "/cmp", measured,
+                                    "--sim-iterations 12 --seeds 3 --runs 1 --reuse-runs --min-runs 2 "
+                                    "--min-runs-world 2");
+  CHECK(more["measured"]["runs"].size() == 2);
+  // With a third run, 20 % slower, the judged run is the second, and the predictions are made
+  // from its compute profile (here: every op twice as long as the first run's).
+  add_run(dir + "/cmp/emu_run3", 1.2);
+  test::write_file(dir + "/cmp/emu_run2/compute_profile.json", kSampledProfileDoubled);
+  const auto three = compare_reusing(dir + "/cmp", measured, "--sim-iterations 12 --seeds 3 --runs 3 --reuse-runs");
+  REQUIRE(three["measured"]["runs"].size() == 3);
+  CHECK(three["measured"]["iteration_time_s"].get<double>() == Approx(1.1 * first).epsilon(1e-4));
+  const auto manifest = nlohmann::json::parse(std::ifstream(dir + "/cmp/compare_manifest.json"));
+  CHECK(manifest["predicted_from_run"] == dir + "/cmp/emu_run2");
+  CHECK(manifest["simulate_commands"][0].dump().find("emu_run2/compute_profile.json") != std::string::npos);
+  CHECK(three["predicted"][0]["iteration_time_s"].get<double>() >
+        1.5 * j["predicted"][0]["iteration_time_s"].get<double>());
 }
 
 TEST_CASE("compare --runs without root: one line, exit 2, nothing written", "[compare]") {
