@@ -10,7 +10,7 @@
 # 1-8 min per gpt-mini case (DiLoCo's rounds are the long ones); on 2026-11-26 54 cases took
 # 56 min and 30 more (8 workers on cases 3/4, gpt-mini) 51 min. A case whose predictions spread
 # by 15 % or more is emulated five times (SD-Pipe on case 5: 4 workers 2 min, 16 workers 7.4 min
-# per run, 2026-11-27).
+# per run, 2026-11-27), every 16-worker case three times (the 27: about 100 min, 2026-11-27).
 set -eu
 build=${1:-build}
 out=${2:-results/validation}
