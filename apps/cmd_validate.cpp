@@ -37,6 +37,7 @@ struct ValidateOptions {
   int steps = 0;
   // The suite's rule for runs (scenarios/validation/README.md): 15 predictions per model; five
   // measured runs where they spread by 15 % or more; three, whatever the spread, from 16 ranks.
+  // Every case's compare starts from these options.
   CompareOptions ensemble = [] {
     CompareOptions e;
     e.seeds = 15;
@@ -170,21 +171,16 @@ int run_validate(const ValidateOptions& o) {
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
   for (const auto& file : files) {
     const auto [variant, network] = variant_and_network(file.stem().string());
-    CompareOptions c;
+    // Five measured runs where the predictions disagree by 15 % or more (a case whose outcome
+    // depends on chance: one run of it judges little); three from 16 ranks, whose one run depends
+    // on how the host scheduled 8 ranks per core: scenarios/validation/README.md.
+    CompareOptions c = o.ensemble;
     c.scenario = file.string();
     // A file named "...yaml" has the stem "..": its folder must still be under --out.
     c.out = path_under(o.out, {file.stem().string()}, "--scenarios file").string();
     c.steps = o.steps;
     c.quiet = true;
     c.host_cores = o.host_cores;
-    // Five measured runs where the predictions disagree by 15 % or more (a case whose outcome
-    // depends on chance: one run of it judges little); three from 16 ranks, whose one run depends
-    // on how the host scheduled 8 ranks per core: scenarios/validation/README.md.
-    c.seeds = o.ensemble.seeds;
-    c.runs = o.ensemble.runs;
-    c.runs_if_spread_pct = o.ensemble.runs_if_spread_pct;
-    c.min_runs = o.ensemble.min_runs;
-    c.min_runs_world = o.ensemble.min_runs_world;
     c.reuse_runs = o.reuse || o.reuse_only;
     c.emulate_runs = !o.reuse_only;
     const bool reusable = whole_run(c.out + "/emu");

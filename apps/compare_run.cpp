@@ -201,8 +201,7 @@ void remove_predictions(const std::string& dir) {
 std::string extra_run_dir(const std::string& dir, int k) { return fmt::format("{}/emu_run{}", dir, k); }
 
 // The measured runs made whatever the predictions' spread: --min-runs, in a scenario of at least
-// --min-runs-world ranks.
-// Every strategy places one rank per device.
+// --min-runs-world ranks (every strategy places one rank per device).
 int unconditional_runs(const CompareOptions& o, const Scenario& s) {
   return static_cast<int>(s.devices.size()) >= o.min_runs_world ? std::max(1, o.min_runs) : 1;
 }
@@ -238,7 +237,8 @@ std::vector<compare::RunFiles> extra_runs(const CompareOptions& o, const std::st
   return runs;
 }
 
-// One network model's predictions per seed of the ensemble, from measured run `m`'s profile.
+// Every network model's ensemble of predictions (one per variance seed), from one measured run's
+// profile.
 struct Predictions {
   std::vector<compare::RunEnsemble> ensembles;  // one per network model
   std::vector<std::vector<std::string>> commands;
@@ -293,8 +293,10 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   // An emulation needs root; without it, say so before anything is written (exit 2), not after
   // the predictions when an emulate child fails.
   if (o.measured.empty() || (most_runs(o, s) > 1 && o.emulate_runs && !extra_runs_reusable(o, s)))
-    emu::require_network_privileges(o.measured.empty() ? "geotrain compare (it emulates the scenario)"
-                                                   : fmt::format("geotrain compare --runs {}", most_runs(o, s)));
+    emu::require_network_privileges(
+        o.measured.empty()        ? "geotrain compare (it emulates the scenario)"
+        : o.runs >= most_runs(o, s) ? fmt::format("geotrain compare --runs {}", o.runs)
+                                    : fmt::format("geotrain compare --min-runs {}", most_runs(o, s)));
   const std::string dir = o.out.empty() ? results::claim_run_directory(o.results, s.name, "compare")
                                         : (fs::create_directories(o.out), o.out);
   const std::string measured =

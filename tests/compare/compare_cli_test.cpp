@@ -248,6 +248,14 @@ TEST_CASE("compare --runs without root: one line, exit 2, nothing written", "[co
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
   CHECK_THAT(r.out, Catch::Contains("geotrain compare --runs 2: needs root"));
   CHECK_FALSE(std::filesystem::exists(dir + "/cmp"));
+  // Runs asked for by --min-runs name that flag.
+  const auto min = test::sh("setpriv --reuid=65534 --regid=65534 --clear-groups " GEOTRAIN_BINARY
+                            " compare " GEOTRAIN_SOURCE_DIR "/scenarios/emu/ddp_ring_2.yaml --measured " + measured +
+                            " --out " + dir + "/cmp --min-runs 2 --min-runs-world 2");
+  INFO(min.out);
+  CHECK(min.status == 2);
+  CHECK_THAT(min.out, Catch::Contains("geotrain compare --min-runs 2: needs root"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/cmp"));
   // Extra runs already there to reuse need no emulation, so no root either.
   std::filesystem::create_directories(dir + "/ready/emu_run2");
   for (const char* f : {"summary.json", "ops.csv"})
