@@ -1,5 +1,6 @@
 // The sections that say how to run a scenario rather than what it is:
 //   placement:  {kind: identity | random | file | scheduler, seed: 1, file: assignment.json}
+//               (seed only with kind random, file only with kind file)
 //   scheduler:  {name: gcma, population: 100, trials: 4900, gradient_size: 0.65GB,
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
@@ -38,18 +39,39 @@ std::optional<std::string> Context::resolve(const std::string& file, int line,
 
 void parse_placement(Context& ctx, YamlSection s, Scenario& out) {
   PlacementSpec& p = out.placement;
-  if (auto kind = s.choice("kind", {"identity", "random", "file", "scheduler"}, "placement kind")) {
+  const auto kind = s.choice("kind", {"identity", "random", "file", "scheduler"}, "placement kind");
+  if (kind) {
     p.kind = *kind == "identity" ? PlacementKind::identity
              : *kind == "random" ? PlacementKind::random
              : *kind == "file"   ? PlacementKind::file
                                  : PlacementKind::scheduler;
   }
-  if (auto seed = s.integer("seed", 0, INT64_MAX)) p.seed = static_cast<std::uint64_t>(*seed);
-  if (auto file = s.text("file", p.kind == PlacementKind::file)) {
-    p.file = ctx.resolve(*file, s.line_of("file"), "placement.file").value_or("");
-    if (!p.file.empty() && !std::filesystem::exists(p.file))
-      ctx.diag.error(s.line_of("file"), "placement.file", *file,
-                     fmt::format("no such file ({})", p.file));
+  // seed and file are each read by one kind only; with another they used to be accepted and
+  // ignored (a sweep over placement.file with kind identity ran one placement at every point).
+  // A kind that is itself wrong was reported above: its keys are then checked as usual.
+  const bool kind_known = kind || !s.has("kind");
+  auto applies = [&](const std::string& key, PlacementKind needs, const char* needs_name) {
+    if (!s.has(key) || p.kind == needs || !kind_known) return true;
+    const YAML::Node value = s.raw(key);  // a known key, only one the kind does not read
+    const std::string message = fmt::format(
+        "has no effect with placement.kind '{}'{} (expected placement.kind: {}, or no "
+        "placement.{})",
+        kind.value_or("identity"), kind ? "" : ", the default", needs_name, key);
+    if (value.IsScalar())
+      ctx.diag.error(s.line_of(key), s.key_path(key), value.Scalar(), message);
+    else
+      ctx.diag.error(s.line_of(key), s.key_path(key), message);
+    return false;
+  };
+  if (applies("seed", PlacementKind::random, "random"))
+    if (auto seed = s.integer("seed", 0, INT64_MAX)) p.seed = static_cast<std::uint64_t>(*seed);
+  if (applies("file", PlacementKind::file, "file")) {
+    if (auto file = s.text("file", p.kind == PlacementKind::file)) {
+      p.file = ctx.resolve(*file, s.line_of("file"), "placement.file").value_or("");
+      if (!p.file.empty() && !std::filesystem::exists(p.file))
+        ctx.diag.error(s.line_of("file"), "placement.file", *file,
+                       fmt::format("no such file ({})", p.file));
+    }
   }
   s.finish();
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <limits>
 
 #include "sim/common/error.hpp"
 #include "sim/sweep/fnv1a.hpp"
@@ -28,10 +29,27 @@ bool in_shard(std::size_t point, const Shard& shard) {
   return point % static_cast<std::size_t>(shard.count) == static_cast<std::size_t>(shard.index - 1);
 }
 
+namespace {
+constexpr std::size_t kMany = std::numeric_limits<std::size_t>::max();
+std::size_t times(std::size_t a, std::size_t b) {
+  return b != 0 && a > kMany / b ? kMany : a * b;
+}
+}  // namespace
+
 std::size_t point_count(const SweepSpec& spec) {
   std::size_t n = 1;
-  for (const auto& v : spec.vary) n *= v.values.size();
+  for (const auto& v : spec.vary) n = times(n, v.values.size());
   return n;
+}
+
+std::size_t shard_point_count(const SweepSpec& spec, const Shard& shard) {
+  const std::size_t points = point_count(spec), first = static_cast<std::size_t>(shard.index - 1);
+  const std::size_t step = static_cast<std::size_t>(shard.count);
+  return points <= first ? 0 : (points - first - 1) / step + 1;  // first, first + step, ...
+}
+
+std::size_t shard_run_count(const SweepSpec& spec, const Shard& shard) {
+  return times(shard_point_count(spec, shard), spec.strategies.size());
 }
 
 std::vector<PointRun> expand(const SweepSpec& spec, const std::string& base_text,

@@ -27,7 +27,12 @@ struct Shard {
 Shard parse_shard(const std::string& text);  // "i/n"; throws InputError
 bool in_shard(std::size_t point, const Shard& shard);
 
+// Saturates at SIZE_MAX: a spec may describe more points than a size_t counts.
 std::size_t point_count(const SweepSpec& spec);
+// Points and runs of one shard, counted without expanding them (a spec may describe more runs
+// than fit in memory; the run bound is checked before anything is built).
+std::size_t shard_point_count(const SweepSpec& spec, const Shard& shard);
+std::size_t shard_run_count(const SweepSpec& spec, const Shard& shard);
 // All runs of the shard, ordered by point then strategy.
 std::vector<PointRun> expand(const SweepSpec& spec, const std::string& base_text,
                              const Shard& shard = {});

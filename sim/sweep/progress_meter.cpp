@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -13,6 +14,18 @@ std::string format_duration(double seconds) {
   if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
   if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
   return fmt::format("{}s", s);
+}
+
+std::string estimate_text(std::size_t sampled, double mean_s, std::size_t remaining, int jobs) {
+  const std::size_t per_wave = static_cast<std::size_t>(std::max(1, jobs));
+  const double total_s = mean_s * static_cast<double>((remaining + per_wave - 1) / per_wave);
+  return fmt::format(
+      "sweep: estimate: {} more for the other {} runs at --jobs {} (the first {} run{}, "
+      "spread over the grid, took {} each on average; runs differ in size, so this is a "
+      "rough guide that the progress line's ETA refines)",
+      total_s < 1 ? "under 1s" : "about " + format_duration(total_s), remaining, jobs, sampled,
+      sampled == 1 ? "" : "s",
+      mean_s < 60 ? fmt::format("{:.3g} s", mean_s) : format_duration(mean_s));
 }
 
 ProgressMeter::ProgressMeter(std::size_t total)

@@ -27,4 +27,8 @@ class ProgressMeter {
 // "1h02m", "3m05s", "12s".
 std::string format_duration(double seconds);
 
+// The estimate a sweep prints once its first wave of `sampled` runs is done: `remaining` more
+// runs, `jobs` at a time, each taking the sample's mean wall time.
+std::string estimate_text(std::size_t sampled, double mean_s, std::size_t remaining, int jobs);
+
 }  // namespace geotrain::sweep

@@ -79,6 +79,31 @@ std::string valid_keys_of(const std::string& message) {
   return "; valid keys: " + rest;
 }
 
+// "has no effect with placement.kind 'identity' (...)" -> "placement.kind": the loader's message
+// for a key that the value of another key makes inert.
+std::optional<std::string> needed_key(const std::string& message) {
+  const std::string marker = "has no effect with ";
+  if (message.rfind(marker, 0) != 0) return std::nullopt;
+  const auto end = message.find(' ', marker.size());
+  if (end == std::string::npos) return std::nullopt;
+  return message.substr(marker.size(), end - marker.size());
+}
+
+bool touches(const std::string& vary_key, const std::string& key) {
+  return is_prefix_path(vary_key, key) || is_prefix_path(key, vary_key);
+}
+
+// `key` has no effect because of `other`. When v sets one of them and no other varied key sets
+// either, every point with this value of v has the problem: a spec error. Otherwise it depends
+// on the combination (placement.kind and placement.file both varied) and is left to the points.
+bool fails_with_value(const SweepSpec& spec, const VaryKey& v, const std::string& key,
+                      const std::string& other) {
+  if (!touches(v.key, key) && !touches(v.key, other)) return false;
+  for (const auto& w : spec.vary)
+    if (w.key != v.key && (touches(w.key, key) || touches(w.key, other))) return false;
+  return true;
+}
+
 void check_vary_key(const SweepSpec& spec, const std::string& base_text, const VaryKey& v,
                     std::vector<std::string>& errors) {
   const std::string where = fmt::format("{}:{}: vary.{}", spec.path, v.line, v.key);
@@ -90,6 +115,12 @@ void check_vary_key(const SweepSpec& spec, const std::string& base_text, const V
   }
   for (const auto& value : v.values) {
     for (const auto& p : loader_problems(spec, base_text, {v.key + "=" + value})) {
+      if (const auto other = needed_key(p.message)) {
+        if (fails_with_value(spec, v, p.key, *other))
+          errors.push_back(fmt::format("{} = '{}': {}{}", where, value,
+                                       p.key == v.key ? "" : p.key + " ", p.message));
+        continue;
+      }
       if (is_prefix_path(p.key, v.key) && p.message.rfind("unknown key", 0) == 0) {
         const auto dot = p.key.rfind('.');
         errors.push_back(fmt::format(
@@ -144,7 +175,27 @@ std::string read_base_text(const SweepSpec& spec) {
   return buffer.str();
 }
 
+void check_base(const SweepSpec& spec, const std::string& base_text) {
+  std::vector<std::string> problems;
+  try {
+    parse_scenario(base_text, spec.base_path,
+                   std::filesystem::path(spec.base_path).parent_path().string());
+    return;
+  } catch (const InputError& e) {
+    problems = e.problems();
+  }
+  // One line: the spec's `base:` is what the user has to fix; the base's own first problem says
+  // why, and `geotrain check` lists the rest.
+  throw InputError(fmt::format(
+      "{}:{}: base = '{}': not a scenario{}: {} (expected a scenario file; `geotrain check {}` "
+      "lists its problems)",
+      spec.path, spec.base_line, spec.base_as_written,
+      problems.size() > 1 ? fmt::format(" (1 of {} problems)", problems.size()) : "",
+      problems.empty() ? "unreadable" : problems.front(), spec.base_path));
+}
+
 void check_against_base(const SweepSpec& spec, const std::string& base_text) {
+  check_base(spec, base_text);
   std::vector<std::string> errors;
   for (const auto& v : spec.vary) check_vary_key(spec, base_text, v, errors);
   for (const auto& s : spec.strategies) check_strategy(spec, base_text, s, errors);

@@ -30,13 +30,40 @@ void check_output_folder(const std::string& dir, const std::string& spec_name) {
                     dir, spec.value("name", ""), spec_name));
 }
 
+std::string run_count_text(const SweepSpec& spec, const Shard& shard) {
+  auto counted = [](std::size_t n, const char* one, const char* many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  const std::string runs = counted(shard_run_count(spec, shard), "run", "runs");
+  const std::string strategies = counted(spec.strategies.size(), "strategy", "strategies");
+  if (shard.count == 1)
+    return fmt::format("{} ({} x {})", runs, counted(point_count(spec), "point", "points"),
+                       strategies);
+  return fmt::format("{} in shard {}/{} ({} of {} x {})", runs, shard.index, shard.count,
+                     shard_point_count(spec, shard), counted(point_count(spec), "point", "points"),
+                     strategies);
+}
+
+void check_run_bound(const SweepSpec& spec, const Shard& shard, std::size_t max_runs) {
+  const std::size_t runs = shard_run_count(spec, shard);
+  if (runs <= max_runs) return;
+  throw InputError(fmt::format(
+      "{}: {} exceed --max-runs {}{} (expected at most {} runs per sweep or shard; pass "
+      "--max-runs {} to run them all, or split the grid with --shard i/n)",
+      spec.path, run_count_text(spec, shard), max_runs,
+      max_runs == kDefaultMaxRuns ? " (the default)" : "", max_runs, runs));
+}
+
 SweepOutcome run_sweep(const SweepJobOptions& o) {
   const SweepSpec spec = load_sweep_spec(o.spec);
   const std::string base_text = read_base_text(spec);
   check_against_base(spec, base_text);
+  check_run_bound(spec, o.shard, o.max_runs);
   SweepOutcome outcome;
   outcome.dir = o.out.empty() ? (fs::path("results") / "sweeps" / spec.name).string() : o.out;
   check_output_folder(outcome.dir, spec.name);
+  // The size of the work before the work: the runner adds an estimate after its first wave.
+  fmt::print(stderr, "sweep: {}: {}\n", spec.path, run_count_text(spec, o.shard));
   const auto runs = expand(spec, base_text, o.shard);
   const std::string points = points_dir_of(outcome.dir);
   fs::create_directories(points);

@@ -25,6 +25,20 @@ int default_jobs() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
+std::vector<std::size_t> spread_first(const std::vector<std::size_t>& todo, std::size_t k) {
+  k = std::min(k, todo.size());
+  std::vector<bool> taken(todo.size(), false);
+  std::vector<std::size_t> order;
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::size_t at = k == 1 ? 0 : j * (todo.size() - 1) / (k - 1);
+    taken[at] = true;  // distinct: the step is >= 1 since k <= todo.size()
+    order.push_back(todo[at]);
+  }
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (!taken[i]) order.push_back(todo[i]);
+  return order;
+}
+
 SweepRunner::SweepRunner(const SweepSpec& spec, std::string base_text, std::string points_dir,
                          int jobs)
     : spec_(spec),
@@ -49,7 +63,7 @@ void SweepRunner::start(const PointRun& run, std::size_t index) {
     }
     _exit(code);
   }
-  children_.push_back({pid, index});
+  children_.push_back({pid, index, std::chrono::steady_clock::now()});
 }
 
 bool SweepRunner::reap(RunCounts& counts, ProgressMeter& meter, const std::vector<PointRun>& runs) {
@@ -59,10 +73,12 @@ bool SweepRunner::reap(RunCounts& counts, ProgressMeter& meter, const std::vecto
   while ((pid = ::waitpid(-1, &status, 0)) < 0 && errno == EINTR) {
   }
   if (pid < 0) throw SystemError("waitpid", errno, std::strerror(errno));
-  const auto it = std::find_if(children_.begin(), children_.end(),
-                               [&](const auto& c) { return c.first == pid; });
+  const auto it =
+      std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.pid == pid; });
   if (it == children_.end()) return true;  // not one of ours
-  const PointRun& run = runs[it->second];
+  const PointRun& run = runs[it->index];
+  reaped_wall_s_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - it->started).count();
   children_.erase(it);
   ++counts.ran;
   auto result = read_result(points_dir_, run.hash);
@@ -107,16 +123,26 @@ RunCounts SweepRunner::run(const std::vector<PointRun>& runs) {
     fmt::print(stderr, "sweep: {} of {} runs already done (resuming)\n", counts.already_done,
                counts.total);
   ProgressMeter meter(todo.size());
+  const std::size_t first_wave = std::min(todo.size(), static_cast<std::size_t>(jobs_));
+  const auto order = spread_first(todo, first_wave);
   try {
-    for (std::size_t i : todo) {
+    for (std::size_t n = 0; n < order.size(); ++n) {
+      if (n == first_wave) {
+        // A sweep of many runs says how long it will take before it takes it: the first wave,
+        // timed, stands for the rest (an estimate; the progress line's ETA refines it).
+        while (reap(counts, meter, runs)) {
+        }
+        meter.note(estimate_text(first_wave, reaped_wall_s_ / static_cast<double>(first_wave),
+                                 order.size() - first_wave, jobs_));
+      }
       while (static_cast<int>(children_.size()) >= jobs_) reap(counts, meter, runs);
-      start(runs[i], i);
+      start(runs[order[n]], order[n]);
     }
     while (reap(counts, meter, runs)) {
     }
   } catch (...) {
-    for (const auto& c : children_) ::kill(c.first, SIGTERM);
-    for (const auto& c : children_) ::waitpid(c.first, nullptr, 0);
+    for (const auto& c : children_) ::kill(c.pid, SIGTERM);
+    for (const auto& c : children_) ::waitpid(c.pid, nullptr, 0);
     children_.clear();
     throw;
   }

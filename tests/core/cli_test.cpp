@@ -1,14 +1,18 @@
 // The geotrain executable as a user meets it: exit codes, stderr lines, and the topology files.
-#include <catch2/catch.hpp>
-
-#include <array>
-#include <cstdio>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
 #include "sim/topology/dtfm_cases.hpp"
+
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace cli_test {
 
 namespace {
 
@@ -65,6 +69,33 @@ TEST_CASE("simulate refuses sampled compute variance without a profile, writing 
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
+TEST_CASE("a placement key its kind does not read is refused, also through --set",
+          "[cli][errors]") {
+  // dtfm_case5 says placement.kind: identity, which reads neither file nor seed: they used to be
+  // accepted and ignored.
+  const std::string file = kSource + "/scenarios/paper/dtfm_case5.yaml";
+  const std::string out = "/tmp/geotrain-cli-placement-" + std::to_string(::getpid());
+  // (The line number an overridden value reports is not the point here: only what follows it.)
+  auto one_line_ending = [](const std::string& text, const std::string& tail) {
+    return std::count(text.begin(), text.end(), '\n') == 1 && text.size() >= tail.size() &&
+           text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  Run r = run("simulate " + file + " --out " + out + " --set placement.file=assignment.json", true);
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind(file + ":", 0) == 0);
+  CHECK(one_line_ending(r.out,
+                        ": placement.file = 'assignment.json': has no effect with placement.kind "
+                        "'identity' (expected placement.kind: file, or no placement.file)\n"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  r = run("check " + file + " --set placement.seed=9", true);
+  CHECK(r.status == 2);
+  CHECK(one_line_ending(r.out,
+                        ": placement.seed = '9': has no effect with placement.kind 'identity' "
+                        "(expected placement.kind: random, or no placement.seed)\n"));
+  // With the kind that reads it, the same key is taken.
+  CHECK(run("check " + file + " --set placement.kind=random --set placement.seed=9").status == 0);
+}
+
 TEST_CASE("topology reproduces the DT-FM matrices for all five cases", "[cli][dtfm]") {
   for (int c = 1; c <= 5; ++c) {
     const Run r = run("topology " + kSource + "/scenarios/paper/dtfm_case" + std::to_string(c) + ".yaml");
@@ -98,3 +129,5 @@ TEST_CASE("topology refuses huge matrices without --force, and writes CSV", "[cl
   CHECK(csv.status == 0);
   CHECK(csv.out.rfind("src,dst,src_region,dst_region,delay_ms,bandwidth_Gbps\n0,1,all,all,10,10\n", 0) == 0);
 }
+
+}  // namespace cli_test

@@ -1,11 +1,17 @@
-// Expansion: cartesian order, overrides, stable hashes, and shards that partition the whole.
+// Expansion: cartesian order, overrides, stable hashes, and shards that partition the whole; the
+// runs of a shard counted without expanding; the runner's first wave (spread_first).
 #include "sim/sweep/expansion.hpp"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <set>
 
 #include "sim/common/error.hpp"
 #include "sim/sweep/fnv1a.hpp"
+#include "sim/sweep/sweep_runner.hpp"
+
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace expansion_test {
 
 using namespace geotrain;
 using namespace geotrain::sweep;
@@ -60,6 +66,39 @@ TEST_CASE("the union of n shards is the whole sweep, each run once", "[sweep][ex
   }
 }
 
+TEST_CASE("a shard's runs are counted without expanding them", "[sweep][expansion][shard]") {
+  const auto spec = spec_3x2x2();
+  for (int n : {1, 2, 4, 6, 7}) {
+    for (int i = 1; i <= n; ++i) {
+      INFO(i << "/" << n);
+      const std::size_t runs = expand(spec, "t", Shard{i, n}).size();
+      CHECK(shard_run_count(spec, Shard{i, n}) == runs);
+      CHECK(shard_point_count(spec, Shard{i, n}) * 2 == runs);
+    }
+  }
+  // 8 keys of 2^10 values each: 2^80 points, saturated instead of wrapped (a wrapped count
+  // could pass the run bound).
+  std::string text = "base: b.yaml\nvary:\n";
+  std::string values = "[";
+  for (int v = 0; v < 1024; ++v) values += (v ? ", " : "") + std::to_string(v);
+  values += "]";
+  for (int k = 0; k < 8; ++k) text += "  k" + std::to_string(k) + ".x: " + values + "\n";
+  const auto huge = parse_sweep_spec(text + "strategies: {s: {name: ddp-allreduce}}\n", "h.yaml");
+  CHECK(point_count(huge) == std::numeric_limits<std::size_t>::max());
+  CHECK(shard_run_count(huge, Shard{2, 3}) > std::size_t{1} << 62);
+}
+
+TEST_CASE("the first wave is spread over the runs to do, the rest follows in order",
+          "[sweep][expansion]") {
+  const std::vector<std::size_t> todo{10, 11, 12, 13, 14, 15, 16};
+  CHECK(spread_first(todo, 1) == todo);
+  CHECK(spread_first(todo, 2) == std::vector<std::size_t>{10, 16, 11, 12, 13, 14, 15});
+  CHECK(spread_first(todo, 3) == std::vector<std::size_t>{10, 13, 16, 11, 12, 14, 15});
+  CHECK(spread_first(todo, 7) == todo);
+  CHECK(spread_first(todo, 9) == todo);
+  CHECK(spread_first({}, 2).empty());
+}
+
 TEST_CASE("shards are written i/n", "[sweep][shard]") {
   CHECK(parse_shard("2/4").index == 2);
   CHECK(parse_shard("2/4").count == 4);
@@ -69,3 +108,5 @@ TEST_CASE("shards are written i/n", "[sweep][shard]") {
   }
   CHECK_THROWS_WITH(parse_shard("5/4"), Catch::Contains("expected i/n with 1 <= i <= n"));
 }
+
+}  // namespace expansion_test

@@ -2,12 +2,16 @@
 // rows, skipped points, winners, resume, shards + merge, and bad specs writing nothing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "tests/support/shell.hpp"
+
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace sweep_cli_test {
 
 namespace fs = std::filesystem;
 using geotrain::test::sh;
@@ -54,6 +58,13 @@ TEST_CASE("geotrain sweep: table, resume, shards and merge", "[sweep][cli]") {
   REQUIRE(r.status == 0);
   CHECK(r.out.find("8 points, 24 runs: 20 done, 4 skipped (24 simulated now, 0 found done)") !=
         std::string::npos);
+  // The size of the work is said before the work, and an estimate once the first wave is timed
+  // (its figures depend on the host: only the wording is checked).
+  CHECK(r.out.rfind("sweep: tests/sweep/data/small.yaml: 24 runs (8 points x 3 strategies)\n", 0) ==
+        0);
+  CHECK(r.out.find("sweep: estimate: ") != std::string::npos);
+  CHECK(r.out.find(" more for the other 22 runs at --jobs 2 (the first 2 runs, spread over the "
+                   "grid, took ") != std::string::npos);
   // Invalid points are reported with their values and the sweep went on.
   CHECK(
       r.out.find(
@@ -170,3 +181,84 @@ TEST_CASE("geotrain sweep: a sweep where every run is invalid fails", "[sweep][c
                    "strategy.replicas = 'auto': 4 devices cannot be split into 3 stages") != std::string::npos);
   CHECK(r.out.find("geotrain: error: every run was skipped (the reasons are in") != std::string::npos);
 }
+
+TEST_CASE("geotrain sweep: a base that is not a scenario is refused up front",
+          "[sweep][cli][errors]") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "never";
+  // A plain text file, and the spec naming itself: one line at `base:`, exit 2, no folder (it
+  // used to skip every point and exit 1).
+  auto r = sweep("tests/sweep/bad_specs/base_not_scenario.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out ==
+        "tests/sweep/bad_specs/base_not_scenario.yaml:1: base = '../data/not_a_scenario.txt': not "
+        "a scenario: tests/sweep/data/not_a_scenario.txt:1: expected a mapping of sections at the "
+        "top level (expected a scenario file; `geotrain check tests/sweep/data/not_a_scenario.txt` "
+        "lists its problems)\n");
+  CHECK_FALSE(fs::exists(out));
+  r = sweep("tests/sweep/bad_specs/base_is_spec.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("tests/sweep/bad_specs/base_is_spec.yaml:2: base = 'base_is_spec.yaml': not a "
+                    "scenario (1 of ",
+                    0) == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("geotrain sweep: more runs than --max-runs are refused before any work",
+          "[sweep][cli][errors]") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "never";
+  // 1,000,000 runs against the default bound: refused without expanding them (seconds, not the
+  // gigabytes a million runs' overrides would take).
+  auto r = sweep("tests/sweep/data/million_runs.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out ==
+        "tests/sweep/data/million_runs.yaml: 1000000 runs (1000000 points x 1 strategy) exceed "
+        "--max-runs 10000 (the default) (expected at most 10000 runs per sweep or shard; pass "
+        "--max-runs 1000000 to run them all, or split the grid with --shard i/n)\n");
+  CHECK_FALSE(fs::exists(out));
+  r = sweep("tests/sweep/data/small.yaml --max-runs 23 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out ==
+        "tests/sweep/data/small.yaml: 24 runs (8 points x 3 strategies) exceed --max-runs 23 "
+        "(expected at most 23 runs per sweep or shard; pass --max-runs 24 to run them all, or "
+        "split the grid with --shard i/n)\n");
+  CHECK_FALSE(fs::exists(out));
+  CHECK(sweep("tests/sweep/data/small.yaml --max-runs 0 --out " + out.string()).status == 2);
+  CHECK(sweep("tests/sweep/data/small.yaml --max-runs -1 --out " + out.string()).status == 2);
+  CHECK_FALSE(fs::exists(out));
+  // With --shard the bound is on the shard's runs: shard 1/3 has points 0, 3, 6 (9 runs).
+  r = sweep("tests/sweep/data/small.yaml --shard 1/3 --max-runs 8 --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("tests/sweep/data/small.yaml: 9 runs in shard 1/3 (3 of 8 points x 3 "
+                    "strategies) exceed --max-runs 8 ",
+                    0) == 0);
+  CHECK_FALSE(fs::exists(out));
+  r = sweep("tests/sweep/data/small.yaml --shard 1/3 --max-runs 9 --jobs 2 --out " + out.string());
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("sweep: tests/sweep/data/small.yaml: 9 runs in shard 1/3 (3 of 8 points x 3 "
+                    "strategies)\n",
+                    0) == 0);
+}
+
+TEST_CASE("geotrain sweep: varying a placement key the base's kind ignores is refused",
+          "[sweep][cli][errors]") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "never";
+  const auto r =
+      sweep("tests/sweep/bad_specs/vary_placement_file_identity.yaml --out " + out.string());
+  CHECK(r.status == 2);
+  CHECK(
+      r.out ==
+      "tests/sweep/bad_specs/vary_placement_file_identity.yaml:3: vary.placement.file = 'a.json': "
+      "has no effect with placement.kind 'identity', the default (expected placement.kind: file, "
+      "or no placement.file)\n"
+      "tests/sweep/bad_specs/vary_placement_file_identity.yaml:3: vary.placement.file = 'b.json': "
+      "has no effect with placement.kind 'identity', the default (expected placement.kind: file, "
+      "or no placement.file)\n");
+  CHECK_FALSE(fs::exists(out));
+}
+
+}  // namespace sweep_cli_test

@@ -12,6 +12,9 @@
 #include "sim/scenario/strategy_catalog.hpp"
 #include "tests/support/text_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace sweep_spec_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 using namespace geotrain::sweep;
@@ -67,6 +70,34 @@ TEST_CASE("time per unit of work takes per-strategy efficiencies", "[sweep][spec
   CHECK(spec.strategies[1].statistical_efficiency == 0.5);
 }
 
+TEST_CASE("a varied placement key is judged with the kind the points will have",
+          "[sweep][spec][errors]") {
+  fs::current_path(GEOTRAIN_SOURCE_DIR);
+  auto problems = [](const std::string& vary) {
+    const SweepSpec spec = parse_sweep_spec(
+        "base: base_4cpu.yaml\nvary: " + vary + "\nstrategies: {ddp: {name: ddp-allreduce}}\n",
+        "tests/sweep/data/placement.yaml");
+    std::vector<std::string> got;
+    try {
+      check_against_base(spec, read_base_text(spec));
+    } catch (const InputError& e) {
+      got = e.problems();
+    }
+    return got;
+  };
+  // Alone over the base's kind (identity, the default), the seed is inert at every point.
+  const std::string inert =
+      "has no effect with placement.kind 'identity', the default (expected placement.kind: "
+      "random, or no placement.seed)";
+  CHECK(problems("{placement.seed: [1, 2]}") ==
+        std::vector<std::string>{
+            "tests/sweep/data/placement.yaml:2: vary.placement.seed = '1': " + inert,
+            "tests/sweep/data/placement.yaml:2: vary.placement.seed = '2': " + inert});
+  // Varied together with the kind, it depends on the point: left to the points.
+  CHECK(problems("{placement.kind: [identity, random], placement.seed: [1, 2]}").empty());
+  CHECK(problems("{placement.kind: [random], placement.seed: [1, 2]}").empty());
+}
+
 TEST_CASE("safe names", "[sweep][spec]") {
   CHECK(is_safe_name("wan_strategies-2.v1"));
   CHECK_FALSE(is_safe_name(""));
@@ -108,3 +139,5 @@ TEST_CASE("bad sweep specs are rejected with their pinned messages", "[sweep][sp
     CHECK(got == read_lines(expected_file, {{"{strategies}", known_strategies()}}));
   }
 }
+
+}  // namespace sweep_spec_test

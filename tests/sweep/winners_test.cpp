@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace winners_test {
+
 using namespace geotrain::sweep;
 
 namespace {
@@ -64,3 +67,5 @@ TEST_CASE("skipped runs never win, ties go to the first listed", "[sweep][winner
   CHECK(st[0].winner);
   CHECK_FALSE(st[0].margin_to_runner_up);
 }
+
+}  // namespace winners_test
