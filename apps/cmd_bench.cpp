@@ -9,6 +9,7 @@
 
 #include "apps/commands.hpp"
 #include "bench/sim_bench.hpp"
+#include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::cli {
@@ -18,7 +19,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   struct Options {
     std::vector<std::string> only;
     std::string out = "results/bench/sim_bench.json";
-    std::string source_dir = GEOTRAIN_SOURCE_DIR;
+    std::string source_dir = data_dir();
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--only", o->only, "case ids to run (a, b-gpipe, b-ddp, c-gpipe, c-ddp, d-gpipe, d-ddp, e-gpipe, e-ddp)");

@@ -7,6 +7,7 @@
 
 #include "apps/child_process.hpp"
 #include "apps/commands.hpp"
+#include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::cli {
@@ -16,7 +17,7 @@ namespace {
 struct PlotOptions {
   std::string dir;
   std::string python = "/usr/bin/python3";  // the interpreter matplotlib is installed for
-  std::string plots = std::string(GEOTRAIN_SOURCE_DIR) + "/plots";
+  std::string plots = data_dir() + "/plots";
 };
 
 int run_plot(const PlotOptions& o) {
@@ -24,7 +25,7 @@ int run_plot(const PlotOptions& o) {
     throw InputError(fmt::format("{}: not a directory (expected a results folder)", o.dir));
   const std::string script = o.plots + "/plot_all.py";
   if (!std::filesystem::exists(script))
-    throw InputError(fmt::format("--plots {}: no plot_all.py there (expected the source tree's plots/)", o.plots));
+    throw InputError(fmt::format("--plots {}: no plot_all.py there (expected geotrain's plots/ folder)", o.plots));
   run_child(o.python, {script, o.dir});
   return 0;
 }

@@ -1,14 +1,17 @@
-// geotrain sweep SPEC [--out DIR] [--jobs N] [--shard i/n]
+// geotrain sweep SPEC [--out DIR] [--jobs N] [--shard i/n] [--max-runs N]
 // geotrain sweep --merge DIR... [--out DIR] [SPEC]
 // Simulates every point x strategy of a sweep spec (sim/sweep/) and writes DIR/sweep.csv,
 // DIR/sweep.json and, when python3 with matplotlib is there, the winner map DIR/winner_map.png.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "apps/child_process.hpp"
+#include "sim/common/data_dir.hpp"
 #include "apps/commands.hpp"
 #include "sim/common/error.hpp"
 #include "sim/sweep/sweep_job.hpp"
@@ -23,10 +26,12 @@ struct SweepCommandOptions {
   std::string out;
   int jobs = 0;
   std::string shard = "1/1";
+  // Signed: CLI11 would read -1 into an unsigned as its largest value.
+  std::int64_t max_runs = static_cast<std::int64_t>(sweep::kDefaultMaxRuns);
   std::vector<std::string> merge;
   bool no_plot = false;
   std::string python = "/usr/bin/python3";
-  std::string plots = std::string(GEOTRAIN_SOURCE_DIR) + "/plots";
+  std::string plots = data_dir() + "/plots";
 };
 
 // The map is a convenience: without python3 + matplotlib the CSV is the result.
@@ -51,7 +56,8 @@ int run(const SweepCommandOptions& o) {
     if (o.spec.empty())
       throw InputError(
           "sweep: SPEC is required (expected a sweep spec YAML file, or --merge DIR...)");
-    outcome = sweep::run_sweep({o.spec, o.out, o.jobs, sweep::parse_shard(o.shard)});
+    outcome = sweep::run_sweep(
+        {o.spec, o.out, o.jobs, sweep::parse_shard(o.shard), static_cast<std::size_t>(o.max_runs)});
   }
   draw_map(o, outcome.dir);
   fmt::print("{} points, {} runs: {} done, {} skipped ({} simulated now, {} found done)\n",
@@ -78,6 +84,11 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--jobs", o->jobs, "simulations in parallel (default: every core)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--shard", o->shard, "run only shard i of n (points p with p mod n = i - 1)");
+  cmd->add_option("--max-runs", o->max_runs,
+                  fmt::format("refuse, before any work, more runs than this in this invocation "
+                              "(with --shard: in this shard; default {})",
+                              sweep::kDefaultMaxRuns))
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--merge", o->merge, "merge the output folders of shards into --out")
       ->expected(1, -1);
   cmd->add_flag("--no-plot", o->no_plot, "skip the winner map PNG");

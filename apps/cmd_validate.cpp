@@ -15,6 +15,7 @@
 #include "apps/child_process.hpp"
 #include "apps/commands.hpp"
 #include "apps/compare_run.hpp"
+#include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
 #include "sim/compare/error_stats.hpp"
@@ -27,7 +28,7 @@ namespace geotrain::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string scenarios = std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/validation";
+  std::string scenarios = data_dir() + "/scenarios/validation";
   std::string out = "results/validation";
   std::string only;
   bool reuse = false;  // keep existing emulations (re-simulate and re-compare only)

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "apps/commands.hpp"
+#include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/log.hpp"
 
@@ -12,7 +13,9 @@ int main(int argc, char** argv) {
   CLI::App app{"geotrain: predict, schedule and emulate decentralized training over slow, "
                "uneven networks"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", GEOTRAIN_VERSION);
+  // First line: the version alone (real/ compares it across hosts). Second: the data folder, which
+  // tells an installed geotrain (share/geotrain) from one run in its build tree.
+  app.set_version_flag("--version", fmt::format("{}\nscenarios and plots: {}", GEOTRAIN_VERSION, data_dir()));
   std::string log_spec;
   app.add_option("--log", log_spec, "log thresholds, e.g. 'info' or 'sim.engine:debug,emu:info'");
 

@@ -10,7 +10,7 @@ namespace geotrain::real {
 
 namespace {
 
-constexpr double kScriptTimeout = 120;  // a host's checks or its whole apply (delayer start included)
+constexpr double kApplyScriptTimeout = 120;  // a host's checks or its whole apply (delayer start included)
 
 std::vector<std::string> sysctl_names(const HostPlan& p) {
   std::vector<std::string> names;
@@ -59,7 +59,7 @@ ApplyResult real_apply(const RealPlan& plan, const HostsFile& hosts, const HostN
   std::vector<HostCheck> checks;
   std::vector<std::string> problems;
   for (const auto& p : plan.hosts) {
-    const auto r = ssh_run_checked(p.host, check_script(p.host, sysctl_names(p)), "the checks", {"", kScriptTimeout}, ssh);
+    const auto r = ssh_run_checked(p.host, check_script(p.host, sysctl_names(p)), "the checks", {"", kApplyScriptTimeout}, ssh);
     checks.push_back(parse_check(r.out));
     CheckNeeds needs;
     needs.delayer = options.netem != NetemChoice::yes;
@@ -97,7 +97,7 @@ ApplyResult real_apply(const RealPlan& plan, const HostsFile& hosts, const HostN
         apply_script(p.host, p.sysctls, result.netem ? p.netem : p.delayer, !state.replaced_qdisc.empty());
     std::string failure;
     try {
-      const auto r = ssh_run(p.host, script, {state_text(state), kScriptTimeout}, ssh);
+      const auto r = ssh_run(p.host, script, {state_text(state), kApplyScriptTimeout}, ssh);
       if (r.status != 0) failure = host_label(p.host) + ": apply failed: " + last_line(r.err);
     } catch (const Error& e) {
       failure = e.what();

@@ -12,10 +12,10 @@ namespace geotrain::real {
 
 namespace {
 
-constexpr double kScriptTimeout = 60;
+constexpr double kDownScriptTimeout = 60;
 
 StateFiles read_files(const HostSpec& host, const SshOptions& ssh) {
-  return parse_state_files(ssh_run_checked(host, read_state_script(host), "reading the state", {"", kScriptTimeout}, ssh).out);
+  return parse_state_files(ssh_run_checked(host, read_state_script(host), "reading the state", {"", kDownScriptTimeout}, ssh).out);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -49,7 +49,7 @@ std::vector<std::string> down_host(const HostSpec& host, const SshOptions& ssh) 
     notes.push_back(std::string("cannot read the workers: ") + e.what());
   }
   const auto r = ssh_run_checked(host, undo_script(host, files, state ? &*state : nullptr, workers), "undo",
-                                 {"", kScriptTimeout}, ssh);
+                                 {"", kDownScriptTimeout}, ssh);
   std::vector<std::string> out = lines_of(r.out);
   if (!out.empty() && out.back() == "done") out.pop_back();
   if (state && !state->replaced_qdisc.empty())
@@ -82,7 +82,7 @@ int real_status(const HostsFile& hosts, const SshOptions& ssh, const Say& say) {
         if (!files.workers.empty() && files.workers != " ") workers = parse_workers(files.workers, host.name);
       } catch (const Error&) {
       }
-      const auto r = ssh_run_checked(host, status_script(host, files, workers), "status", {"", kScriptTimeout}, ssh);
+      const auto r = ssh_run_checked(host, status_script(host, files, workers), "status", {"", kDownScriptTimeout}, ssh);
       std::string qdisc = "?", delayer = "none", worker_list;
       for (const auto& line : lines_of(r.out)) {
         if (line.rfind("qdisc=", 0) == 0) qdisc = line.substr(6).empty() ? "none" : line.substr(6);

@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh
+# Only the geotrain binary: the LibTorch worker and the tests are built by scripts/test.sh (or
+# `cmake --build build`), and `geotrain emulate` names the command when its worker is missing.
+bash scripts/build.sh geotrain
 ./build/geotrain simulate scenarios/paper/dtfm_case5.yaml

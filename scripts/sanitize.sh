@@ -2,7 +2,8 @@
 # The sanitized side of CI (part of scripts/test.sh), in build-sanitize/: clang, ASan + UBSan,
 # no LibTorch. One tree serves both modes: the libFuzzer coverage flags cost the tests little,
 # and a second full build would cost CI several minutes.
-#   bash scripts/sanitize.sh              both modes below
+#   bash scripts/sanitize.sh              build, then both modes below
+#   bash scripts/sanitize.sh build        only build the tree (scripts/test.sh starts this early)
 #   bash scripts/sanitize.sh tests        the tests that need neither root nor LibTorch
 #   bash scripts/sanitize.sh fuzz         fuzz_scenario for FUZZ_SECONDS (default 60)
 #   bash scripts/sanitize.sh fuzz FILE... replay inputs (e.g. a crash-* artifact) and stop
@@ -16,9 +17,10 @@ dir=build-sanitize
 configure() {
   local launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  # -O1: readable stacks, yet the sanitized simulations do not crawl.
+  # -O1: readable stacks, yet the sanitized simulations do not crawl. -g1: the line tables that
+  # symbolized reports need, without full type descriptions (docs/building.md).
   cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DGEOTRAIN_WITH_TORCH=OFF -DGEOTRAIN_WERROR=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DGEOTRAIN_WITH_TORCH=OFF -DGEOTRAIN_WERROR=ON \
     -DGEOTRAIN_SANITIZE=address,undefined -DGEOTRAIN_FUZZ=ON "${launcher[@]}" >/dev/null
 }
 
@@ -27,12 +29,14 @@ configure() {
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_stack_use_after_return=0:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
+build_tree() { cmake --build "$dir" -j "${JOBS:-$(nproc)}"; }
+
 run_tests() {
-  cmake --build "$dir" -j "${JOBS:-$(nproc)}"
+  build_tree
   # emu and launch cases need root (namespaces, real emulations); test_emu's root-free cases run
   # directly, the rest of the suite through ctest. Cases named "emu:..." outside label emu
   # (tests/compare) run real emulations, so they need the LibTorch worker this tree lacks.
-  ctest --test-dir "$dir" --output-on-failure -j "${JOBS:-2}" -LE emu -E '^emu:'
+  ctest --test-dir "$dir" --output-on-failure -j "${JOBS:-2}" -LE 'emu|package' -E '^emu:'
   "$dir"/tests/emu/test_emu "~[root]"
 }
 
@@ -67,8 +71,9 @@ run_fuzz() {
 
 configure
 case "$mode" in
+  build) build_tree ;;
   tests) run_tests ;;
   fuzz) run_fuzz "$@" ;;
   all) run_tests; run_fuzz ;;  # not `&&`: that would switch set -e off inside run_tests
-  *) echo "usage: $0 [tests|fuzz [FILE...]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|tests|fuzz [FILE...]]" >&2; exit 2 ;;
 esac

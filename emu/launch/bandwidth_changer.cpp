@@ -13,7 +13,7 @@ namespace geotrain::emu {
 
 namespace {
 
-constexpr const char* kLog = "emu.launch";
+constexpr const char* kChangerLog = "emu.launch";
 using Clock = std::chrono::steady_clock;
 
 // Runs commands batched per namespace; "" or the first failure.
@@ -39,7 +39,7 @@ BandwidthChanger::~BandwidthChanger() {
   try {
     stop();
   } catch (const std::exception& e) {
-    log::warning(kLog, "bandwidth changes: stopping failed: {}", e.what());
+    log::warning(kChangerLog, "bandwidth changes: stopping failed: {}", e.what());
   }
 }
 
@@ -60,7 +60,7 @@ void BandwidthChanger::stop() {
   if (applied_any_) {
     // Best effort: on an owned cluster torn down by a signal the namespaces may be gone already.
     const std::string failure = run_batched(plan_.restore);
-    if (!failure.empty()) log::warning(kLog, "bandwidth changes: restoring the rates: {}", failure);
+    if (!failure.empty()) log::warning(kChangerLog, "bandwidth changes: restoring the rates: {}", failure);
   }
 }
 
@@ -107,7 +107,7 @@ void BandwidthChanger::apply_at(std::size_t first, std::size_t end) {
     records_[i].applied_s = failure.empty() ? applied_s : -1;
     records_[i].status = failure.empty() ? "applied" : "failed: " + failure;
   }
-  log::info(kLog, "bandwidth: {} class(es) re-rated at {:.3f} s (planned {:.3f} s){}", end - first,
+  log::info(kChangerLog, "bandwidth: {} class(es) re-rated at {:.3f} s (planned {:.3f} s){}", end - first,
             applied_s, plan_.changes[first].at_s, failure.empty() ? "" : ": " + failure);
 }
 

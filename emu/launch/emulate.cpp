@@ -142,10 +142,15 @@ std::string find_worker_executable(const std::string& explicit_path) {
     std::error_code ec;
     path = (fs::read_symlink("/proc/self/exe", ec).parent_path() / "geotrain-worker").string();
   }
-  if (::access(path.c_str(), X_OK) != 0)
-    throw InputError(fmt::format("geotrain emulate: worker executable {} not found (expected "
-                                 "geotrain-worker next to geotrain, built with GEOTRAIN_WITH_TORCH=ON, "
-                                 "or GEOTRAIN_WORKER=<path>)", path));
+  if (::access(path.c_str(), X_OK) != 0) {
+    // In a build tree (scripts/demo.sh builds only geotrain) the fix is one command: name it.
+    const fs::path dir = fs::path(path).parent_path();
+    std::error_code ec;
+    const std::string how = fs::exists(dir / "CMakeCache.txt", ec)
+                                ? fmt::format("build it: cmake --build {} --target geotrain-worker", dir.string())
+                                : "expected geotrain-worker next to geotrain, or GEOTRAIN_WORKER=<path>";
+    throw InputError(fmt::format("geotrain emulate: worker executable {} not found ({})", path, how));
+  }
   return fs::absolute(path).string();
 }
 

@@ -1,4 +1,5 @@
 #include "emu/worker/cluster.hpp"
+#include "emu/worker/byte_text.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -24,7 +25,6 @@ std::int64_t realtime_ns() {
       .count();
 }
 
-std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
 }  // namespace
 

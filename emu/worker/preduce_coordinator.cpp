@@ -1,4 +1,5 @@
 #include "emu/worker/preduce_coordinator.hpp"
+#include "emu/worker/byte_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,12 +14,6 @@
 
 namespace geotrain {
 
-namespace {
-
-std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
-std::string text_of(const std::vector<std::uint8_t>& v) { return {v.begin(), v.end()}; }
-
-}  // namespace
 
 std::string preduce_prefix(const DynamicOp& op) {
   return fmt::format("preduce/{}/{}", op.group, op.tag);

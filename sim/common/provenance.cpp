@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "sim/common/data_dir.hpp"
+
 namespace geotrain {
 
 namespace {
@@ -21,6 +23,8 @@ std::string command_output(const std::string& cmd) {
 }  // namespace
 
 std::string git_sha() {
+  // An installed geotrain is a release, whatever checkout may sit where it was built.
+  if (running_installed()) return std::string("release-") + GEOTRAIN_VERSION;
   const std::string dir = GEOTRAIN_SOURCE_DIR;
   std::string sha = command_output(fmt::format("git -C '{}' rev-parse HEAD 2>/dev/null", dir));
   if (sha.empty()) return "unknown";

@@ -4,7 +4,8 @@
 
 namespace geotrain {
 
-// The source tree's commit ("<sha>", "<sha>-dirty" with uncommitted changes, or "unknown").
+// The source tree's commit ("<sha>", "<sha>-dirty" with uncommitted changes, or "unknown");
+// "release-<version>" for an installed geotrain.
 std::string git_sha();
 
 }  // namespace geotrain

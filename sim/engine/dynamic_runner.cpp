@@ -1,4 +1,5 @@
 #include "sim/engine/dynamic_runner.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -17,7 +18,6 @@ namespace geotrain::engine {
 
 namespace {
 
-double now() { return sg4::Engine::get_clock(); }
 
 // Mailbox keys of dynamic traffic, apart from the Program's group ids and tags.
 constexpr int kGossipKey = 1 << 28;

@@ -8,11 +8,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
-namespace {
-// Compute is modelled as sleeps of ComputeModel::seconds (or runs on the shared host), so the
-// devices' host speed is never used.
-constexpr double kHostSpeed = 1e9;
-}  // namespace
 
 Platform build_pair_platform(const Topology& network, BandwidthProfiles& profiles,
                              const PlatformOptions& options) {

@@ -30,6 +30,10 @@ namespace geotrain::engine {
 enum class PlatformKind { pairs, regions };
 const char* to_string(PlatformKind k);
 
+// Compute is modelled as sleeps of ComputeModel::seconds (or runs on the shared host), so the
+// devices' host speed is never used.
+inline constexpr double kHostSpeed = 1e9;
+
 struct PlatformOptions {
   int pair_links_max_devices = 256;
   // simulation.host_cores: > 0 adds one host with that many cores on which every rank's compute

@@ -1,4 +1,5 @@
 #include "sim/engine/rank_actor.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -13,9 +14,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
-namespace {
-double now() { return sg4::Engine::get_clock(); }
-}  // namespace
 
 std::size_t RankActor::slot(int iteration, int index) const {
   return static_cast<std::size_t>(iteration) * ctx_.recorder().ops(rank_) +

@@ -13,7 +13,6 @@ namespace geotrain::engine {
 
 namespace {
 
-constexpr double kHostSpeed = 1e9;
 
 struct RegionZone {
   sg4::NetZone* zone = nullptr;

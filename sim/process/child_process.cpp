@@ -1,4 +1,5 @@
 #include "sim/process/child_process.hpp"
+#include "sim/process/close_fd.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,10 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 // Polling, not SIGCHLD: a library must not own a process-wide signal handler, and the waits
 // here are seconds long, so 5 ms granularity costs nothing.

@@ -1,4 +1,5 @@
 #include "sim/process/output_pump.hpp"
+#include "sim/process/close_fd.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -11,10 +12,6 @@ namespace geotrain::process {
 
 namespace {
 
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 // A child that exits early must not kill us with SIGPIPE while we feed it: ignored for the
 // pump's lifetime, restored after (the write then fails with EPIPE and feeding stops).

@@ -1,4 +1,5 @@
 #include "sim/program/closed_forms.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,9 +18,6 @@ double ring_steps_time(const std::vector<LinkTime>& hops, double bytes, int step
   return steps * step;
 }
 
-int mod(int a, int n) {
-  return ((a % n) + n) % n;
-}
 
 }  // namespace
 

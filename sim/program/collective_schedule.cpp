@@ -1,4 +1,5 @@
 #include "sim/program/collective_schedule.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@ namespace geotrain {
 
 namespace {
 
-int mod(int a, int n) { return ((a % n) + n) % n; }
 
 Transfer chunk_to(int peer, std::size_t count, int n, int q) {
   Transfer t = chunk_range(count, n, q);

@@ -1,4 +1,5 @@
 #include "sim/program/gloo_algorithms.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,6 @@ namespace geotrain {
 namespace {
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
-int mod(int a, int n) { return ((a % n) + n) % n; }
 
 GlooAction send(int peer, std::size_t bytes) { return {GlooAction::post_send, peer, bytes}; }
 GlooAction recv(int peer, std::size_t bytes) { return {GlooAction::post_recv, peer, bytes}; }

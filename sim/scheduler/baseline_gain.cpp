@@ -1,10 +1,8 @@
 #include "sim/scheduler/baseline_gain.hpp"
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
 
-namespace {
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}  // namespace
 
 BaselineGain::BaselineGain(const CostModel& model) : model_(model) {
   const int n = model.devices();

@@ -1,4 +1,5 @@
 #include "sim/scheduler/bottleneck_matching.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +7,6 @@
 namespace geotrain {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
 // Threshold algorithm: start at the lower bound (every row and column needs one of its entries)

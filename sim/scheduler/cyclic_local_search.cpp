@@ -1,12 +1,10 @@
 #include "sim/scheduler/cyclic_local_search.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 
 namespace geotrain {
 
-namespace {
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}  // namespace
 
 void CyclicLocalSearch::apply(std::vector<int>& state, int v, int to) {
   const int from = state[at(v)];

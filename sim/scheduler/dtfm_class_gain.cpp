@@ -1,14 +1,11 @@
 #include "sim/scheduler/dtfm_class_gain.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <limits>
 
 namespace geotrain {
 
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}  // namespace
 
 DtfmClassGain::DtfmClassGain(const CostModel& model) : model_(model), c_(model.classes()) {
   for (int v = 0; v < model.devices(); ++v) cls_.push_back(static_cast<std::uint8_t>(model.class_of(v)));

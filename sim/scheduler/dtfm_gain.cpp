@@ -1,14 +1,11 @@
 #include "sim/scheduler/dtfm_gain.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <limits>
 
 namespace geotrain {
 
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}  // namespace
 
 void DtfmGain::reset(const std::vector<int>& group_of) {
   group_of_ = group_of;

@@ -1,4 +1,5 @@
 #include "sim/scheduler/gcma_scheduler.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <chrono>
 #include <memory>
@@ -13,9 +14,6 @@
 
 namespace geotrain {
 
-namespace {
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}  // namespace
 
 SearchResult GcmaScheduler::run(const SearchOptions& o) const {
   const auto start = std::chrono::steady_clock::now();

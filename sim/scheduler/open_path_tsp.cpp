@@ -1,4 +1,5 @@
 #include "sim/scheduler/open_path_tsp.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -11,7 +12,6 @@ namespace geotrain {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Next larger number with the same number of set bits (Gosper's hack): walks the subsets of one
 // size in increasing order without testing every mask.

@@ -1,4 +1,5 @@
 #include "sim/scheduler/structured_seeds.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -7,7 +8,6 @@ namespace geotrain {
 
 namespace {
 
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 // Whether devices a and b can be swapped without changing any cost (exact comparison: regional
 // topologies give bit-identical figures to members of one class).

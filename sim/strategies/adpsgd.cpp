@@ -38,7 +38,7 @@ Program build_adpsgd(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kAdpsgdRegistrar{{
     {"adpsgd",
      "AD-PSGD: after each local step a worker averages its weights with one random peer "
      "(seeded pairing per round), no global barrier",

@@ -25,7 +25,7 @@ Program build_ddp_allreduce(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kDdpAllreduceRegistrar{{
     {"ddp-allreduce",
      "data parallel; gradients averaged with an all-reduce after backward (COS 598D task 2b)",
      {choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},

@@ -101,7 +101,7 @@ Program build_ddp_bucketed(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kDdpBucketedRegistrar{{
     {"ddp-bucketed",
      "PyTorch-DDP-like gradient buckets all-reduced while backward goes on (COS 598D task 3)",
      {bytes_param("bucket_size", 25e6, ValueRange{Quantity::bytes, 1, 1e15},

@@ -207,7 +207,7 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kDilocoRegistrar{{
     {"diloco",
      "DiLoCo / OpenDiLoCo: H local steps without communication, then the pseudo-gradient "
      "(weights before - after) is averaged and applied by an outer Nesterov SGD",

@@ -58,7 +58,7 @@ Program build_gpipe(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kGpipeRegistrar{{
     {"gpipe",
      "DT-FM pipeline + data parallel: S stages x D replicas, GPipe or 1F1B schedule, then a "
      "per-stage gradient sync among the replicas",

@@ -102,7 +102,7 @@ Program build_hetpipe(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kHetpipeRegistrar{{
     {"hetpipe",
      "HetPipe: pipelines (virtual workers) push each wave's gradients to a parameter server per "
      "stage, which applies them in arrival order and returns the weights",

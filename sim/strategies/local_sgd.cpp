@@ -43,7 +43,7 @@ Program build_local_sgd(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kLocalSgdRegistrar{{
     {"local-sgd",
      "Local SGD / periodic model averaging: sync_every local steps without communication, "
      "then the replicas' weights are averaged with one all-reduce (DiLoCo without the outer "

@@ -38,7 +38,7 @@ Program build_ps_gather_scatter(const Scenario& s, const Assignment& placement) 
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kPsGatherScatterRegistrar{{
     {"ps-gather-scatter",
      "rank 0 gathers all gradients, averages them and scatters the mean (COS 598D task 2a)",
      {integer_param("server", 0, 0, 1e9, "rank of the parameter server")},

@@ -30,7 +30,7 @@ Program build_ps_sharded(const Scenario& s, const Assignment& placement) {
   return p;
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kPsShardedRegistrar{{
     {"ps-sharded",
      "every rank owns a shard of the parameters: reduce-scatter to owners, all-gather back "
      "(DT-FM's sharded parameter server)",

@@ -58,7 +58,7 @@ void sdpipe_check(const Scenario& s, Diagnostics& diag, int line) {
                fmt::format("{} s outside [window_min, window_max] = [{}, {}] s", w, lo, hi));
 }
 
-const StrategyRegistrar kRegistrar{{
+const StrategyRegistrar kSdpipePreduceRegistrar{{
     {"sdpipe-preduce",
      "SD-Pipe: pipelines whose stage replicas average weights with the replicas ready within "
      "an adaptive window (partial reduce), with a forced full sync every full_sync_every updates",

@@ -1,4 +1,5 @@
 #include "sim/workload/compute_model.hpp"
+#include "sim/common/small_math.hpp"
 
 // Measured compute profile (simulation.compute_profile): format in compute_profile.hpp.
 //
@@ -38,9 +39,6 @@ const std::map<std::string, double> kMemoryBandwidth{
     {"V100", 900e9}, {"A100", 2039e9}, {"H100", 3350e9}, {"cpu", 20e9}};
 constexpr double kBytesPerFp32Flop = 0.06;
 
-bool same(double a, double b) {
-  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
-}
 
 }  // namespace
 

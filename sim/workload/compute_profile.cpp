@@ -1,4 +1,5 @@
 #include "sim/workload/compute_profile.hpp"
+#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
@@ -18,9 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-bool same(double a, double b) {
-  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;

@@ -4,6 +4,9 @@
 
 #include "run_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace attribution_test {
+
 using namespace geotrain;
 using namespace geotrain::compare;
 
@@ -73,3 +76,5 @@ TEST_CASE("match_ops pairs (rank, op) across runs with medians over iterations",
   CHECK(by_kind.count("send") == 0);       // nonblocking ops block nothing
   CHECK(by_kind.count("wait") == 0);       // unmatched
 }
+
+}  // namespace attribution_test

@@ -16,6 +16,9 @@
 #include "sim/results/csv_line.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace compare_cli_test {
+
 using namespace geotrain;
 
 namespace {
@@ -382,3 +385,5 @@ TEST_CASE("validate --reuse-only keeps the committed comparison of a case withou
   CHECK(j["error_by_network_model"]["flow"]["max_abs_error_pct"].get<double>() == Approx(3));
   CHECK(j["p90_error_by_network_model"]["flow"]["max_abs_error_pct"].get<double>() == Approx(1));
 }
+
+}  // namespace compare_cli_test

@@ -7,6 +7,9 @@
 #include "run_files.hpp"
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace comparison_test {
+
 using namespace geotrain;
 using namespace geotrain::compare;
 
@@ -140,3 +143,5 @@ TEST_CASE("compare_runs: an asynchronous run's drain is left out on both sides",
   CHECK(c.models[0].drain_iterations == 2);
   CHECK(comparison_table(c).find("drain left out") != std::string::npos);
 }
+
+}  // namespace comparison_test

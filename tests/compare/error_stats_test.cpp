@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace error_stats_test {
+
 using namespace geotrain::compare;
 
 TEST_CASE("error_pct is signed and relative to the measured value", "[compare]") {
@@ -35,3 +38,5 @@ TEST_CASE("mean is the arithmetic mean, apart from the median on a skewed sample
   CHECK(median({1, 2, 6}) == Approx(2));
   CHECK(mean({}) == 0);
 }
+
+}  // namespace error_stats_test

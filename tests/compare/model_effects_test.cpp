@@ -7,6 +7,9 @@
 
 #include "run_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace model_effects_test {
+
 using namespace geotrain;
 
 namespace {
@@ -38,3 +41,5 @@ TEST_CASE("rendezvous adds one one-way delay per ring step, payload efficiency d
   CHECK(pay["iteration_time_s"].get<double>() - t0 ==
         Approx(bytes_per_rank / rate_Bps * (1 / eff - 1)).epsilon(1e-4));
 }
+
+}  // namespace model_effects_test

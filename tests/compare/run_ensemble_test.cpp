@@ -10,6 +10,9 @@
 
 #include "run_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace run_ensemble_test {
+
 using namespace geotrain;
 using namespace geotrain::compare;
 
@@ -112,3 +115,5 @@ TEST_CASE("compare_ensembles: every figure from each side's median run, every ru
   CHECK_THAT(row, Catch::EndsWith(",5,19.444,3,16.304"));
   CHECK_THAT(comparison_table(c), Catch::Contains("measured 5 (spread 19.4%), flow 3 seeds (spread 16.3%, median run: seed 5)"));
 }
+
+}  // namespace run_ensemble_test

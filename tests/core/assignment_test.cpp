@@ -8,6 +8,9 @@
 #include "sim/common/error.hpp"
 #include "sim/program/assignment.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace assignment_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -86,3 +89,5 @@ TEST_CASE("bad assignment files are rejected with clear messages", "[assignment]
   CHECK(problems_of("/nonexistent.json", 2, 2, 4) ==
         std::vector<std::string>{"/nonexistent.json: cannot open assignment file"});
 }
+
+}  // namespace assignment_test

@@ -12,6 +12,9 @@
 #include "sim/scenario/strategy_catalog.hpp"
 #include "tests/support/text_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bad_scenarios_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -78,3 +81,5 @@ TEST_CASE("a device or a folder given as the scenario is refused before reading"
     }
   }
 }
+
+}  // namespace bad_scenarios_test

@@ -5,6 +5,9 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/scenario/scenario_bandwidth.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bandwidth_schedule_test {
+
 using namespace geotrain;
 
 namespace {
@@ -114,3 +117,5 @@ TEST_CASE("a seeded schedule is a pure function of the scenario", "[scenario][ba
   const Scenario seeded = case5("    - {every: 10s, until: 35s, factor_min: 0.3, factor_max: 1}\n", {"seed=7"});
   CHECK(seeded.bandwidth_changes[0].seed == 7);
 }
+
+}  // namespace bandwidth_schedule_test

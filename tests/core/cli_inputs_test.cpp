@@ -6,6 +6,9 @@
 
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace cli_inputs_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -116,3 +119,5 @@ TEST_CASE("numeric flags have ranges too", "[cli][errors]") {
   CHECK(run("check " + case5 + " --set network.tcp_buffer=0B").status == 2);
   CHECK(run("check " + case5 + " --set network.tcp_buffer=1448B").status == 0);
 }
+
+}  // namespace cli_inputs_test

@@ -2,6 +2,9 @@
 
 #include "sim/common/did_you_mean.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace did_you_mean_test {
+
 using namespace geotrain;
 
 TEST_CASE("edit distance", "[did_you_mean]") {
@@ -17,3 +20,5 @@ TEST_CASE("closest name is offered only when close", "[did_you_mean]") {
   CHECK(closest_name("gpip", names) == std::optional<std::string>("gpipe"));
   CHECK_FALSE(closest_name("zzzzzz", names).has_value());
 }
+
+}  // namespace did_you_mean_test

@@ -7,6 +7,9 @@
 
 #include "sim/topology/dtfm_cases.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace dtfm_cases_test {
+
 using namespace geotrain;
 
 namespace {
@@ -113,3 +116,5 @@ TEST_CASE("cases generalize to other device counts by the same layout rules", "[
     CHECK(t.stats().max_bandwidth_Bps == 0);
   }
 }
+
+}  // namespace dtfm_cases_test

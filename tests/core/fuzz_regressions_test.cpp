@@ -10,6 +10,9 @@
 
 #include "fuzz/scenario_check.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace fuzz_regressions_test {
+
 namespace fs = std::filesystem;
 
 TEST_CASE("inputs that once crashed the scenario fuzzer are handled", "[scenario][fuzz]") {
@@ -28,3 +31,5 @@ TEST_CASE("inputs that once crashed the scenario fuzzer are handled", "[scenario
         text.str(), std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/examples"));
   }
 }
+
+}  // namespace fuzz_regressions_test

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace iteration_intervals_test {
+
 using namespace geotrain;
 
 TEST_CASE("CompletionIntervals: intervals between the last rank's ends of each iteration", "[core]") {
@@ -59,3 +62,5 @@ TEST_CASE("judged iterations: from the warm-up to the drain, with the fallbacks 
   const auto unbounded = judged_iterations(5, 1);
   CHECK((unbounded.first == 1 && unbounded.last == 5));
 }
+
+}  // namespace iteration_intervals_test

@@ -9,6 +9,9 @@
 #include "sim/common/memory_budget.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace memory_estimate_test {
+
 using namespace geotrain;
 
 namespace {
@@ -61,3 +64,5 @@ TEST_CASE("a small scenario passes under a small limit, a bad limit is bad input
   LimitScope limit("lots");
   CHECK_THROWS_AS(parse_scenario(kCase2, "big.yaml", ""), InputError);
 }
+
+}  // namespace memory_estimate_test

@@ -2,6 +2,9 @@
 
 #include "sim/scenario/model_spec.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace model_spec_test {
+
 using namespace geotrain;
 
 TEST_CASE("GPT-3 XL arithmetic", "[model]") {
@@ -21,3 +24,5 @@ TEST_CASE("presets are known by name", "[model]") {
   for (const auto& name : model_preset_names()) CHECK(model_preset(name).layers > 0);
   CHECK_THROWS_AS(model_preset("gpt5"), std::out_of_range);
 }
+
+}  // namespace model_spec_test

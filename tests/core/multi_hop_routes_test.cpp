@@ -4,6 +4,9 @@
 
 #include "sim/topology/multi_hop_routes.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace multi_hop_routes_test {
+
 using namespace geotrain;
 
 TEST_CASE("missing links are routed over the shortest-delay path", "[routes]") {
@@ -26,3 +29,5 @@ TEST_CASE("unreachable pairs are reported", "[routes]") {
   const auto r = route_missing_links(2, d, b);
   CHECK(r.unreachable.size() == 2);
 }
+
+}  // namespace multi_hop_routes_test

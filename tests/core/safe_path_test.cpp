@@ -9,6 +9,9 @@
 
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace safe_path_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -78,3 +81,5 @@ TEST_CASE("long names are joined as they are", "[safe_path]") {
   CHECK(path_under(dir / "root", {name}, "name") == dir / "root" / name);
   fs::remove_all(dir);
 }
+
+}  // namespace safe_path_test

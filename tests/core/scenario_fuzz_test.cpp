@@ -10,6 +10,9 @@
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace scenario_fuzz_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -78,3 +81,5 @@ TEST_CASE("mutated scenarios give clean errors, never crashes", "[scenario][fuzz
   CHECK(rejected > 1000);
   CHECK(accepted > 0);
 }
+
+}  // namespace scenario_fuzz_test

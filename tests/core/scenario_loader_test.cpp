@@ -5,6 +5,9 @@
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace scenario_loader_test {
+
 using namespace geotrain;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("training batch forms", "[scenario]") {
   const Scenario sequences = parse(std::string(kSmall), {"training.global_batch=32", "training.micro_batch=8"});
   CHECK(sequences.training.micro_batch == 8);
 }
+
+}  // namespace scenario_loader_test

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace text_rules_test {
+
 using namespace geotrain;
 
 TEST_CASE("identifiers are letters, digits, dot, underscore and dash, 1 to 64 characters, not starting with a dot", "[text]") {
@@ -53,3 +56,5 @@ TEST_CASE("a file stem becomes a valid name", "[text]") {
   CHECK(identifier_from(std::string(80, 'a')).size() == 64);
   CHECK_FALSE(identifier_problem(identifier_from("x\xE2\x80\xAEy")));
 }
+
+}  // namespace text_rules_test

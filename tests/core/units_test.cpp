@@ -2,6 +2,9 @@
 
 #include "sim/common/units.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace units_test {
+
 using namespace geotrain::units;
 
 TEST_CASE("durations carry their unit", "[units]") {
@@ -37,3 +40,5 @@ TEST_CASE("formatting picks a readable unit", "[units]") {
   CHECK(format_bandwidth(1.12e9 / 8) == "1.12 Gbit/s");
   CHECK(format_bytes(0.65e9) == "650 MB");
 }
+
+}  // namespace units_test

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace value_range_test {
+
 using namespace geotrain;
 
 TEST_CASE("range messages state both bounds in units", "[ranges]") {
@@ -34,3 +37,5 @@ TEST_CASE("values are written in the unit they fill", "[ranges]") {
   CHECK(format_in_unit(Quantity::bytes, 25e6) == "25 MB");
   CHECK(format_in_unit(Quantity::bytes, 1048576) == "1 MiB");
 }
+
+}  // namespace value_range_test

@@ -10,6 +10,9 @@
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace decentralized_programs_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -237,3 +240,5 @@ TEST_CASE("every scenario in scenarios/decentralized loads and builds a valid pr
   }
   CHECK(files == 16);
 }
+
+}  // namespace decentralized_programs_test

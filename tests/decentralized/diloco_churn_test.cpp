@@ -13,6 +13,9 @@
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace diloco_churn_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -184,3 +187,5 @@ TEST_CASE("validation checks every epoch and names it", "[decentralized][churn]"
   CHECK_THAT(test::joined(program_problems(bad)),
              Contains("rank 2 op 14 'outer optim': iterations [5, 5) (expected 0 <= begin < end, or end -1)"));
 }
+
+}  // namespace diloco_churn_test

@@ -6,6 +6,9 @@
 #include "sim/common/error.hpp"
 #include "sim/program/dynamic_rules.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace dynamic_rules_test {
+
 using namespace geotrain;
 
 TEST_CASE("gossip pairings are symmetric, complete and seeded", "[decentralized][rules]") {
@@ -182,3 +185,5 @@ TEST_CASE("partial reduce: a window destroyed while holding the full sync frees 
   }
   CHECK_FALSE(baton.held());
 }
+
+}  // namespace dynamic_rules_test

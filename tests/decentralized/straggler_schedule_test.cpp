@@ -7,6 +7,9 @@
 #include "sim/strategies/strategy_registry.hpp"
 #include "sim/workload/straggler_schedule.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace straggler_schedule_test {
+
 using namespace geotrain;
 
 TEST_CASE("straggler draws are deterministic and hit the probability", "[decentralized]") {
@@ -46,3 +49,5 @@ TEST_CASE("stragglers sleep only before forward and backward ops", "[decentraliz
   }
   CHECK_THROWS_AS(StragglerSchedule({1.5, 0.1, 1}), Error);
 }
+
+}  // namespace straggler_schedule_test

@@ -6,6 +6,9 @@
 #include "emu/net/plan.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bandwidth_plan_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -62,3 +65,5 @@ TEST_CASE("the class command matches make_plan's add line but for the verb", "[p
   change.replace(change.find(" add "), 5, " change ");
   CHECK(htb_class(kLayout, "change", 2, 0, s.effective_network().bandwidth_Bps(2, 0)).to_string() == change);
 }
+
+}  // namespace bandwidth_plan_test

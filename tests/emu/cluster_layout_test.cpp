@@ -3,6 +3,9 @@
 #include "emu/net/cluster_layout.hpp"
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace cluster_layout_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -49,3 +52,5 @@ TEST_CASE("cluster names come from scenario names", "[layout]") {
   CHECK(cluster_name_from("DT-FM case 5!") == "dt_fm_case_5");
   CHECK(cluster_name_from("a_very_long_scenario_name_indeed_yes") == "a_very_long_scenario_nam");
 }
+
+}  // namespace cluster_layout_test

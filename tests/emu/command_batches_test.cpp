@@ -2,6 +2,9 @@
 
 #include "emu/net/command_batches.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace command_batches_test {
+
 using namespace geotrain::emu;
 
 TEST_CASE("consecutive commands of one tool and namespace become one invocation", "[batches]") {
@@ -41,3 +44,5 @@ TEST_CASE("commands print as a person would type them", "[batches]") {
   CHECK(Command{Tool::sysctl, "gt-x-0", {"-w", "a=1 2"}}.to_string() == "ip netns exec gt-x-0 sysctl -w 'a=1 2'");
   CHECK(Command{Tool::ip, "", {"netns", "add", "n"}}.to_string() == "ip netns add n");
 }
+
+}  // namespace command_batches_test

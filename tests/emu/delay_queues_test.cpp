@@ -5,6 +5,9 @@
 
 #include "emu/net/delayer/delay_queues.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace delay_queues_test {
+
 using geotrain::emu::delayer::DelayQueues;
 
 namespace {
@@ -82,3 +85,5 @@ TEST_CASE("the smallest delay bounds how long the delayer may leave arrivals unr
   q.add_queue(9, 11'000'000);
   CHECK(q.min_delay_ns() == 5'000'000);
 }
+
+}  // namespace delay_queues_test

@@ -23,6 +23,9 @@
 #include <thread>
 #include <tuple>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace emu_root_test {
+
 namespace {
 
 const std::string kBin = GEOTRAIN_BINARY;
@@ -297,3 +300,5 @@ TEST_CASE("a cluster name in use and a busy address range are clear errors", "[e
   CHECK(sh(kBin + " emu status").out.find(p + "a: 2 ranks") != std::string::npos);
   CHECK(sh("ip -n gt-" + p + "a-0 -o -4 addr show dev eth0").out.find("inet 10.245.0.1/16") != std::string::npos);
 }
+
+}  // namespace emu_root_test

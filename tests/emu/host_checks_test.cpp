@@ -3,6 +3,9 @@
 
 #include "emu/net/host_checks.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace host_checks_test {
+
 using namespace geotrain::emu;
 
 namespace {
@@ -44,3 +47,5 @@ TEST_CASE("a range another cluster uses is busy - the first free one is picked",
         "--subnet, or take it down: geotrain emu down c5)");
   CHECK(pick_free_subnet(host, {other}).to_string() == "10.202.0.0/16");
 }
+
+}  // namespace host_checks_test

@@ -10,6 +10,9 @@
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace plan_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -119,3 +122,5 @@ TEST_CASE("the nfqueue backend refuses more ranks than it has queue numbers for"
                                             "per rank below 32768 (expected at most 32768 ranks)");
   }
 }
+
+}  // namespace plan_test

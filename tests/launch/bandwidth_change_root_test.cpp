@@ -26,6 +26,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bandwidth_change_root_test {
+
 namespace {
 
 using geotrain::test::sh;
@@ -202,3 +205,5 @@ TEST_CASE("emulate: a bandwidth change after training ended is recorded as not r
   check_nothing_left(run);
   std::filesystem::remove_all(run);
 }
+
+}  // namespace bandwidth_change_root_test

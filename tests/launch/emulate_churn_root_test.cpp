@@ -24,6 +24,9 @@
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace emulate_churn_root_test {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -94,3 +97,5 @@ TEST_CASE("emulate: a DiLoCo worker leaves for a round and rejoins with a peer's
   CHECK(geotrain::test::sh("ip netns list | grep '^gt-" + cluster + "-' || true").out.empty());
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace emulate_churn_root_test

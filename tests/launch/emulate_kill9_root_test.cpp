@@ -20,6 +20,9 @@
 #include <string>
 #include <thread>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace emulate_kill9_root_test {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -124,3 +127,5 @@ TEST_CASE("emulate: after kill -9 at any moment, nothing of its cluster outlives
   CHECK(sh("iptables-save | grep -v '^#'").out == host_rules);
   CHECK(sh("tc qdisc show").out == host_qdiscs);
 }
+
+}  // namespace emulate_kill9_root_test

@@ -8,6 +8,9 @@
 
 #include "emu/worker/host_cpu.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace host_cpu_figures_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -55,3 +58,5 @@ TEST_CASE("host CPU: /proc/stat's first line counts user, nice, system, irq, sof
   CHECK(std::isnan(busy_cpu_s_of("cpu 1 2", 100)));
   CHECK(std::isfinite(host_busy_cpu_s()));
 }
+
+}  // namespace host_cpu_figures_test

@@ -22,6 +22,9 @@
 #include "sim/strategies/strategy_registry.hpp"
 #include "sim/scenario/model_spec.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace results_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -173,3 +176,5 @@ TEST_CASE("results: ops.csv in the simulator's columns, trace events, compute pr
   for (const auto& e : summarize_samples(profile_samples(p, m, 1, slowdown)))
     CHECK(e.median_s == Approx(0.004));  // 0.004 (r + 1) / (r + 1)
 }
+
+}  // namespace results_test

@@ -11,6 +11,9 @@
 
 #include "emu/launch/worker_set.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace worker_set_test {
+
 using namespace geotrain;
 using namespace geotrain::emu;
 
@@ -125,3 +128,5 @@ TEST_CASE("worker set: progress blocks carry finished steps to the launcher", "[
   CHECK(seen == 1);
   CHECK(loss == 4.5);
 }
+
+}  // namespace worker_set_test

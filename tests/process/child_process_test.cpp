@@ -19,6 +19,9 @@
 
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace child_process_test {
+
 using namespace geotrain;
 using namespace geotrain::process;
 
@@ -205,3 +208,5 @@ TEST_CASE("child process: release hands the child over without killing it", "[pr
   int status = 0;
   CHECK(::waitpid(pid, &status, 0) == pid);
 }
+
+}  // namespace child_process_test

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace exit_status_test {
+
 using namespace geotrain::process;
 
 TEST_CASE("exit status: codes and signals are decoded as the shell does", "[process]") {
@@ -31,3 +34,5 @@ TEST_CASE("killed_by_signal tells a signal from an exit status", "[process]") {
   CHECK_FALSE(killed_by_signal(128));
   CHECK_FALSE(killed_by_signal(255));  // ssh could not connect: blamed after a killed worker
 }
+
+}  // namespace exit_status_test

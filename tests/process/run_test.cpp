@@ -13,6 +13,9 @@
 
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace run_test {
+
 using namespace geotrain;
 using namespace geotrain::process;
 
@@ -127,3 +130,5 @@ TEST_CASE("run: a child that closes its outputs and runs on still meets the time
   o.timeout_s = 0.3;
   CHECK_THROWS_AS(run(s, o), TimeoutError);
 }
+
+}  // namespace run_test

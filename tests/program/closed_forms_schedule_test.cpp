@@ -10,6 +10,9 @@
 #include "sim/program/closed_forms.hpp"
 #include "sim/program/collective_schedule.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace closed_forms_schedule_test {
+
 using namespace geotrain;
 
 namespace {
@@ -133,3 +136,5 @@ TEST_CASE("tree, halving-doubling and direct closed forms = replayed schedules",
               Approx(halving_doubling_allreduce_time(n, kBytes, link)).epsilon(1e-9));
     }
 }
+
+}  // namespace closed_forms_schedule_test

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace closed_forms_test {
+
 using namespace geotrain;
 
 namespace {
@@ -106,3 +109,5 @@ TEST_CASE("bucketed overlap sits between its bounds", "[program][closed-form]") 
   CHECK(bucketed_fifo_time(compute, fast) == Approx(0.6 + 0.01));
   CHECK(bucketed_overlap_bounds(compute, fast).lower_s == Approx(0.61));
 }
+
+}  // namespace closed_forms_test

@@ -12,6 +12,9 @@
 #include "sim/workload/compute_ops.hpp"
 #include "sim/workload/compute_profile.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace compute_model_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -166,3 +169,5 @@ TEST_CASE("CPU times: summarized beside the wall times, and host cores use them"
   const Scenario old_cores = with_devices("simulation: {compute_profile: " + old + ", host_cores: 2}\n");
   CHECK_THROWS_WITH(ComputeModel(old_cores), Contains("no_cpu_times.json: ops[0] has no cpu_median_s"));
 }
+
+}  // namespace compute_model_test

@@ -15,6 +15,9 @@
 #include "sim/workload/compute_model.hpp"
 #include "sim/workload/compute_ops.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace compute_sampler_test {
+
 using namespace geotrain;
 
 namespace {
@@ -124,3 +127,5 @@ TEST_CASE("median compute variance ignores the site", "[program][compute]") {
   for (int it = 0; it < 5; ++it) CHECK(model.seconds(f, 1, {0, it, 0}) == model.seconds(f, 1));
   CHECK(model.seconds(f, 1) == Approx(0.6));
 }
+
+}  // namespace compute_sampler_test

@@ -15,6 +15,9 @@
 #include "sim/workload/compute_sampler.hpp"
 #include "tests/support/remove_at_exit.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace compute_steps_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -135,3 +138,5 @@ TEST_CASE("compute_variance: steps needs a compute profile", "[program][compute]
                      "test.yaml", test::kSource + "/scenarios/examples"),
       Contains("simulation.compute_variance = 'steps': needs simulation.compute_profile"));
 }
+
+}  // namespace compute_steps_test

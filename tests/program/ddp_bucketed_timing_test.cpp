@@ -8,6 +8,9 @@
 #include "sim/program/closed_forms.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace ddp_bucketed_timing_test {
+
 using namespace geotrain;
 
 TEST_CASE("ddp-bucketed Program timing = FIFO overlap closed form",
@@ -44,3 +47,5 @@ TEST_CASE("ddp-bucketed Program timing = FIFO overlap closed form",
   CHECK(bounds.lower_s <= waited * (1 + 1e-12));
   CHECK(waited < bounds.upper_s);
 }
+
+}  // namespace ddp_bucketed_timing_test

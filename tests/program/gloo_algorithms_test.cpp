@@ -8,6 +8,9 @@
 #include "sim/common/error.hpp"
 #include "sim/program/gloo_algorithms.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace gloo_algorithms_test {
+
 using namespace geotrain;
 
 namespace {
@@ -121,3 +124,5 @@ TEST_CASE("Gloo collectives that LibTorch's Gloo lacks are refused with the reas
                     Catch::Contains("equal chunks"));
   CHECK(gloo_actions(CollectiveKind::allreduce, 1, 0, 0, 4096).empty());
 }
+
+}  // namespace gloo_algorithms_test

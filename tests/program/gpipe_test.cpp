@@ -8,6 +8,9 @@
 #include "sim/program/program_validation.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace gpipe_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -139,3 +142,5 @@ TEST_CASE("gpipe placement: ranks follow the assignment", "[program][gpipe]") {
       build_program(pipeline(2, 3), &wrong_shape),
       Contains("the placement has 3 stages x 2 replicas, strategy gpipe needs 2 x 3"));
 }
+
+}  // namespace gpipe_test

@@ -10,6 +10,9 @@
 #include "sim/program/closed_forms.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace gpipe_timing_test {
+
 using namespace geotrain;
 
 namespace {
@@ -110,3 +113,5 @@ TEST_CASE("gpipe Program timing = closed form: one slow link paces the pipeline"
 TEST_CASE("gpipe Program timing = closed form: a single stage", "[program][gpipe][closed-form]") {
   check_against_closed_form(1, 3, {{0.1}, {0.2}, {}, {}});
 }
+
+}  // namespace gpipe_timing_test

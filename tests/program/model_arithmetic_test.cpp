@@ -3,6 +3,9 @@
 #include "sim/workload/compute_ops.hpp"
 #include "sim/scenario/model_spec.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace model_arithmetic_test {
+
 using namespace geotrain;
 
 TEST_CASE("GPT-3 XL has ~1.3e9 parameters and DT-FM's 0.65 GB stage gradient", "[program][model]") {
@@ -68,3 +71,5 @@ TEST_CASE("activation bytes cross a boundary in the model dtype", "[program][mod
   CHECK(activation_bytes(m, 2) == 2.0 * 64 * 64 * 4);
   CHECK(activation_bytes(m, 0) == 0);
 }
+
+}  // namespace model_arithmetic_test

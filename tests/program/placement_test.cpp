@@ -10,6 +10,9 @@
 #include "program_test_util.hpp"
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace placement_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -65,3 +68,5 @@ TEST_CASE("placement errors: wrong shape, and the scheduler kind", "[program][pl
   CHECK_THROWS_WITH(resolve_placement(sched, 2, 3),
                     Contains("placement.kind = scheduler: run the scheduler first"));
 }
+
+}  // namespace placement_test

@@ -5,6 +5,9 @@
 #include "program_test_util.hpp"
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace program_validation_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -293,3 +296,5 @@ TEST_CASE("payloads: transfers agree on what they carry, each op carries what it
   CHECK_THAT(text, Contains("rank 1 op 5 'gossip gradients': payload gradients (expected weights or "
                             "pseudo_gradient)"));
 }
+
+}  // namespace program_validation_test

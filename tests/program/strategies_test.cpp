@@ -8,6 +8,9 @@
 #include "sim/program/program_validation.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace strategies_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -203,3 +206,5 @@ TEST_CASE("the example and emulation scenarios build valid programs", "[program]
     CHECK(p.sequences_per_iteration == s.training.global_batch);
   }
 }
+
+}  // namespace strategies_test

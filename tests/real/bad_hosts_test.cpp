@@ -8,6 +8,9 @@
 #include "tests/support/shell.hpp"
 #include "tests/support/text_files.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bad_hosts_test {
+
 namespace fs = std::filesystem;
 using geotrain::test::read_lines;
 using geotrain::test::sh;
@@ -68,3 +71,5 @@ TEST_CASE("json output needs both the json flag and an out file", "[real][errors
   CHECK(no_json.status == 2);
   CHECK(no_json.out == "--out: given without --json (expected --json --out FILE)\n");
 }
+
+}  // namespace bad_hosts_test

@@ -3,6 +3,9 @@
 
 #include "real/host_network.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace host_network_test {
+
 using namespace geotrain;
 using namespace geotrain::real;
 
@@ -35,3 +38,5 @@ TEST_CASE("rank pairs between two hosts collapse to min bandwidth and median del
   CHECK(h.loopback[1][0].dst == 2);
   CHECK(h.loopback[1][0].bandwidth_Bps == 1000);
 }
+
+}  // namespace host_network_test

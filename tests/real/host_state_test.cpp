@@ -7,6 +7,9 @@
 #include "real/host_state.hpp"
 #include "sim/common/error.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace host_state_test {
+
 namespace {
 
 using namespace geotrain;
@@ -143,3 +146,5 @@ TEST_CASE("the scripts quote what comes from files and record before they change
   CHECK(qdisc_undo < sysctl_undo);
   CHECK(u.find("rm -f /tmp/w/ns-ohio/.geotrain/state.json") != std::string::npos);
 }
+
+}  // namespace host_state_test

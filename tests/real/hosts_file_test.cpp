@@ -7,6 +7,9 @@
 #include "sim/common/error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace hosts_file_test {
+
 using namespace geotrain;
 using namespace geotrain::real;
 
@@ -104,3 +107,5 @@ TEST_CASE("control characters anywhere in a hosts file are refused", "[real][hos
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].find("control") != std::string::npos);
 }
+
+}  // namespace hosts_file_test

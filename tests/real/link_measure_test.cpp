@@ -6,6 +6,9 @@
 #include "sim/common/error.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace link_measure_test {
+
 using namespace geotrain;
 
 TEST_CASE("ping's minimum round trip is read", "[real][measure]") {
@@ -51,3 +54,5 @@ TEST_CASE("real apply down status reject bad flags with exit 2 before any ssh", 
   r = sh(kBin + " real down --hosts " + kHosts + " --connect-timeout 0");
   CHECK(r.status == 2);
 }
+
+}  // namespace link_measure_test

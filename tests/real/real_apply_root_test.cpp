@@ -17,6 +17,9 @@
 #include "tests/real/rig_support.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace real_apply_root_test {
+
 namespace {
 
 using geotrain::test::sh;
@@ -164,3 +167,5 @@ TEST_CASE("kill -9 of the controller during apply - then real down leaves nothin
   CHECK(down.status == 0);
   for (std::size_t i = 0; i < 3; ++i) CHECK(leftovers(rig, i) == "");
 }
+
+}  // namespace real_apply_root_test

@@ -17,6 +17,9 @@
 #include "sim/strategies/strategy_registry.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace real_plan_test {
+
 using namespace geotrain;
 using namespace geotrain::real;
 
@@ -224,3 +227,5 @@ TEST_CASE("geotrain real plan prints the plan and writes it as JSON to --out", "
   CHECK(j["master"]["addr"] == "192.0.2.10");
   std::filesystem::remove(out);
 }
+
+}  // namespace real_plan_test

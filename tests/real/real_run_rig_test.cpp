@@ -21,6 +21,9 @@
 #include "tests/real/rig_support.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace real_run_rig_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -214,3 +217,5 @@ TEST_CASE("real apply then run then compare then down on the ssh rig with shaped
   CHECK(down.status == 0);
   CHECK(no_worker_left(rig));
 }
+
+}  // namespace real_run_rig_test

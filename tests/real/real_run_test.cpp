@@ -32,6 +32,9 @@
 #include "real/hosts_file.hpp"
 #include "tests/support/shell.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace real_run_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 using namespace geotrain::real;
@@ -322,3 +325,5 @@ TEST_CASE("real run: bad flags and nccl without CUDA are refused with one line a
   CHECK(fs::is_empty(root));  // no run directory was claimed
   fs::remove_all(root);
 }
+
+}  // namespace real_run_test

@@ -11,6 +11,9 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "tests/real/rig_support.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace rig_test {
+
 using namespace geotrain;
 
 TEST_CASE("rig up - ssh reaches each host and it sees only its own eth0", "[real][rig]") {
@@ -44,3 +47,5 @@ TEST_CASE("rig up - ssh reaches each host and it sees only its own eth0", "[real
   }
   CHECK_FALSE(std::filesystem::exists("/run/netns/" + netns));
 }
+
+}  // namespace rig_test

@@ -11,6 +11,9 @@
 #include "real/ssh_client.hpp"
 #include "sim/process/run.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace ssh_client_test {
+
 namespace {
 
 using namespace geotrain;
@@ -105,3 +108,5 @@ TEST_CASE("an ssh failure names the host and ssh's reason", "[real][ssh]") {
   }
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace ssh_client_test

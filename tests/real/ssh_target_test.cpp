@@ -3,6 +3,9 @@
 
 #include "real/ssh_target.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace ssh_target_test {
+
 using namespace geotrain::real;
 
 namespace {
@@ -56,3 +59,5 @@ TEST_CASE("IPv4 literals", "[real][ssh]") {
   CHECK_FALSE(is_ipv4("10.0.0.x"));
   CHECK_FALSE(is_ipv4("gpu.example.org"));
 }
+
+}  // namespace ssh_target_test

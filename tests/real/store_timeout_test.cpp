@@ -4,6 +4,9 @@
 
 #include "real/store_timeout.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace store_timeout_test {
+
 using namespace geotrain::real;
 
 TEST_CASE("store timeout follows its closed form", "[real][timeout]") {
@@ -34,3 +37,5 @@ TEST_CASE("a single rank has only the floor and its own rendezvous", "[real][tim
   CHECK(modelled_rendezvous_and_transfer_s(one) == 0);
   CHECK(store_timeout_s(one) == kStoreTimeoutFloor_s);
 }
+
+}  // namespace store_timeout_test

@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace dynamic_csv_test {
+
 using namespace geotrain;
 
 TEST_CASE("dynamic.csv: rows by rank, step and op, members joined by semicolons, 9 decimals",
@@ -24,3 +27,5 @@ TEST_CASE("dynamic.csv: rows by rank, step and op, members joined by semicolons,
                      "1,0,3,gossip,0,0;1,0.500000000\n"
                      "2,0,7,partial_reduce,0,2,0.333333333\n");
 }
+
+}  // namespace dynamic_csv_test

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <sstream>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace iterations_csv_test {
+
 using namespace geotrain;
 
 TEST_CASE("iterations.csv: nanosecond times, empty loss and bytes where there are none", "[results]") {
@@ -14,3 +17,5 @@ TEST_CASE("iterations.csv: nanosecond times, empty loss and bytes where there ar
                      "0,0.500000000,2.25,512,8192\n"
                      "1,0.250000000,,1024.5,\n");
 }
+
+}  // namespace iterations_csv_test

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace manifest_test {
+
 using namespace geotrain;
 
 namespace {
@@ -39,3 +42,5 @@ TEST_CASE("build_kind names the build", "[results]") {
   const auto b = results::build_kind();
   CHECK((b == "release" || b == "debug"));
 }
+
+}  // namespace manifest_test

@@ -10,6 +10,9 @@
 #include "sim/results/ops_csv_writer.hpp"
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace ops_csv_reader_test {
+
 using namespace geotrain;
 
 namespace {
@@ -63,3 +66,5 @@ TEST_CASE("ops.csv reader names the file, the missing column and the bad line", 
                     Catch::Contains("bad.csv:3: a number field does not parse"));
   CHECK_THROWS_AS(results::read_ops_csv((dir / "none.csv").string()), InputError);
 }
+
+}  // namespace ops_csv_reader_test

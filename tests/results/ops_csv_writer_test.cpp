@@ -7,6 +7,9 @@
 
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace ops_csv_writer_test {
+
 using namespace geotrain;
 using results::OpRow;
 
@@ -46,3 +49,5 @@ TEST_CASE("ops.csv refuses a row naming an op the Program does not have", "[resu
   CHECK_THROWS(w.add(OpRow{0, 0, 7, 0, 1, std::nullopt, std::nullopt}));
   CHECK_THROWS(w.add(OpRow{2, 0, 0, 0, 1, std::nullopt, std::nullopt}));
 }
+
+}  // namespace ops_csv_writer_test

@@ -7,6 +7,9 @@
 #include "sim/common/error.hpp"
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace run_directory_test {
+
 namespace fs = std::filesystem;
 using namespace geotrain;
 
@@ -54,3 +57,5 @@ TEST_CASE("claim_directory takes out when given, else the next free id", "[resul
   CHECK_FALSE(fs::exists(root + "/s/real/002"));
   fs::remove_all(root);
 }
+
+}  // namespace run_directory_test

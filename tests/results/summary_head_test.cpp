@@ -5,6 +5,9 @@
 
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace summary_head_test {
+
 using namespace geotrain;
 
 TEST_CASE("summary head, workload figures and rank entries", "[results]") {
@@ -17,3 +20,5 @@ TEST_CASE("summary head, workload figures and rank entries", "[results]") {
   CHECK(results::rank_entry(p, 1).dump() == R"({"rank":1,"device":5})");
   CHECK_THROWS(results::rank_entry(p, 2));
 }
+
+}  // namespace summary_head_test

@@ -8,6 +8,9 @@
 #include "sim/common/error.hpp"
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace summary_reader_test {
+
 using namespace geotrain;
 
 TEST_CASE("summary executor comes from the format summary_head writes", "[results]") {
@@ -30,3 +33,5 @@ TEST_CASE("summary reader names a missing or broken summary.json", "[results]") 
   std::ofstream(dir / "summary.json") << R"({"format": "geotrain-emu-summary", "iterations": 3})";
   CHECK(results::read_summary(dir.string()).value("iterations", 0) == 3);
 }
+
+}  // namespace summary_reader_test

@@ -7,6 +7,9 @@
 
 #include "tests/results/tiny_program.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace trace_writer_test {
+
 using namespace geotrain;
 using results::OpRow;
 
@@ -54,3 +57,5 @@ TEST_CASE("a trace without op events is still valid JSON", "[results]") {
   CHECK(out.str() == kHead + "\n]}\n");
   CHECK(nlohmann::json::parse(out.str())["traceEvents"].size() == 6);
 }
+
+}  // namespace trace_writer_test

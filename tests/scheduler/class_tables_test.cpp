@@ -12,6 +12,9 @@
 #include "sim/scheduler/search.hpp"
 #include "sim/topology/dtfm_cases.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace class_tables_test {
+
 using namespace geotrain;
 
 namespace {
@@ -89,3 +92,5 @@ TEST_CASE("DT-FM's gain on class tables equals the dense gain through moves and 
     }
   }
 }
+
+}  // namespace class_tables_test

@@ -9,6 +9,9 @@
 #include "sim/scheduler/cost_model.hpp"
 #include "sim/topology/dtfm_cases.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace cost_model_test {
+
 using namespace geotrain;
 
 namespace {
@@ -119,3 +122,5 @@ TEST_CASE("class-count matching equals device matching on regional networks", "[
     }
   }
 }
+
+}  // namespace cost_model_test

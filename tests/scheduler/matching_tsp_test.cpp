@@ -10,6 +10,9 @@
 #include "sim/scheduler/bottleneck_matching.hpp"
 #include "sim/scheduler/open_path_tsp.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace matching_tsp_test {
+
 using namespace geotrain;
 
 namespace {
@@ -122,3 +125,5 @@ TEST_CASE("open-path TSP: the heuristic finds the obvious line beyond the exact 
   OpenPathTsp tsp;
   CHECK(tsp.solve(c, n).cost == n - 1);
 }
+
+}  // namespace matching_tsp_test

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace schedule_cli_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -143,3 +146,5 @@ TEST_CASE("a population of one is a random placement, not a search", "[scheduler
   CHECK(e.out.find("--population 1: gcma needs at least 2") != std::string::npos);
   CHECK_FALSE(fs::exists(refused));
 }
+
+}  // namespace schedule_cli_test

@@ -12,6 +12,9 @@
 #include "sim/scheduler/scheduler.hpp"
 #include "sim/topology/dtfm_cases.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace search_test {
+
 using namespace geotrain;
 
 namespace {
@@ -104,3 +107,5 @@ TEST_CASE("the memoised scorer returns exactly the cost model's total", "[schedu
   }
   CHECK(cached.hits() > 0);
 }
+
+}  // namespace search_test

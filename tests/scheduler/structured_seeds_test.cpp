@@ -8,6 +8,9 @@
 #include "sim/scheduler/scheduler.hpp"
 #include "sim/scheduler/structured_seeds.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace structured_seeds_test {
+
 using namespace geotrain;
 
 namespace {
@@ -95,3 +98,5 @@ TEST_CASE("gcma reaches 31.64 s on DT-FM case 2, which a purely random start doe
   CHECK(random.structured_seeds == 0);
   CHECK(random.cost.total_cost_s == Approx(43.543552).epsilon(1e-9));  // stuck on the plateau
 }
+
+}  // namespace structured_seeds_test

@@ -6,6 +6,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace aggregated_ring_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -61,3 +64,5 @@ TEST_CASE("plan_ring on uniform links reproduces the ring closed form", "[sim][a
   for (double f : plan.finish_s) CHECK(f == Approx(2.0 * (n - 1) * (latency + 1e6 / bandwidth)));
   for (double b : plan.send_bytes) CHECK(b == Approx(2.0 * (n - 1) * 1e6));
 }
+
+}  // namespace aggregated_ring_test

@@ -11,6 +11,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace bandwidth_profiles_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -132,3 +135,5 @@ TEST_CASE("the applied changes land in bandwidth_changes.csv", "[sim][bandwidth]
         "1,d2>d1,2,1,1,125000000\n");
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace bandwidth_profiles_test

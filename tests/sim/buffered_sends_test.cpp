@@ -6,6 +6,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace buffered_sends_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -69,3 +72,5 @@ TEST_CASE("buffered sends: a direct scatter's root is free once its sends are ha
   CHECK(r.end(1, 0) == Approx(kL + kS / kB).margin(1e-9));
   CHECK(r.end(2, 0) == Approx(kL + kS / kB).margin(1e-9));
 }
+
+}  // namespace buffered_sends_test

@@ -15,6 +15,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace churn_sim_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -107,3 +110,5 @@ TEST_CASE("diloco churn simulated: k-1 members while away, the state transfer on
               << t4 << " s, T3 = " << t3 << " s, rounds: " << ends[0] << ", " << ends[1] - ends[0]
               << ", " << ends[2] - ends[1]);
 }
+
+}  // namespace churn_sim_test

@@ -7,6 +7,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace closed_form_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -129,3 +132,5 @@ TEST_CASE("bucketed all-reduce overlapping backward stays within its bounds", "[
   CHECK(r.makespan() >= std::max(tb + ar, tb / buckets + buckets * ar) * (1 - 1e-3));
   CHECK(r.makespan() <= (tb + buckets * ar) * (1 + 1e-3));
 }
+
+}  // namespace closed_form_test

@@ -16,6 +16,9 @@
 #include "test_programs.hpp"
 #include "tests/support/remove_at_exit.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace compute_variance_sim_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -223,3 +226,5 @@ TEST_CASE("steps compute: both ranks of an iteration take the same measured step
   REQUIRE(again.ok);
   CHECK(r.summary.at("iteration_end_s") == again.summary.at("iteration_end_s"));
 }
+
+}  // namespace compute_variance_sim_test

@@ -20,6 +20,9 @@
 #include "sim/workload/compute_model.hpp"
 #include "sim_child.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace dynamic_csv_sim_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 namespace fs = std::filesystem;
@@ -220,3 +223,5 @@ TEST_CASE("dynamic.csv: a synchronous strategy writes none", "[sim][dynamic]") {
   CHECK_FALSE(fs::exists(dir / "dynamic.csv"));
   fs::remove_all(dir);
 }
+
+}  // namespace dynamic_csv_sim_test

@@ -6,6 +6,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace dynamic_ops_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -113,3 +116,5 @@ TEST_CASE("stragglers: a seeded sleep before every forward/backward op, none bef
     CHECK(r.end(rank, 2) == Approx(3.5));
   }
 }
+
+}  // namespace dynamic_ops_test

@@ -9,6 +9,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace engine_behaviour_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -101,3 +104,5 @@ TEST_CASE("a receive nobody sends is reported as a deadlock", "[sim][errors]") {
   CHECK_FALSE(r.input_error);
   CHECK_THAT(r.error, Catch::Contains("deadlocked") && Catch::Contains("rank 1"));
 }
+
+}  // namespace engine_behaviour_test

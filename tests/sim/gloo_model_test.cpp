@@ -7,6 +7,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace gloo_model_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -96,3 +99,5 @@ TEST_CASE("Gloo collectives it does not have are refused before the run", "[sim]
   CHECK(r.input_error);
   CHECK_THAT(r.error, Catch::Contains("rank 0 op 0") && Catch::Contains("has none"));
 }
+
+}  // namespace gloo_model_test

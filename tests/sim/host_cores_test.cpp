@@ -7,6 +7,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace host_cores_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -77,3 +80,5 @@ TEST_CASE("host cores: a rank waiting for data leaves its core to the others", "
   CHECK(r.end(2, 0) == Approx(arrival + 1.96).margin(1e-6));
   CHECK(r.end(1, 1) == Approx(arrival + 1.98).margin(1e-6));
 }
+
+}  // namespace host_cores_test

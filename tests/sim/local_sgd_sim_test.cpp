@@ -9,6 +9,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace local_sgd_sim_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -65,3 +68,5 @@ TEST_CASE("local-sgd: a period counts H global batches", "[sim][local-sgd]") {
   CHECK(eight.sequences_per_iteration == Approx(8 * one.sequences_per_iteration));
   CHECK(eight.tokens_per_iteration == Approx(8 * one.tokens_per_iteration));
 }
+
+}  // namespace local_sgd_sim_test

@@ -13,6 +13,9 @@
 #include "sim/workload/compute_model.hpp"
 #include "sim_child.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace prediction_regression_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -54,3 +57,5 @@ TEST_CASE("predictions: iteration times of the paper and benchmark scenarios are
           Approx(pin.iteration_time_s).epsilon(1e-9));
   }
 }
+
+}  // namespace prediction_regression_test

@@ -6,6 +6,9 @@
 #include "sim_child.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace program_closed_forms_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -91,3 +94,5 @@ TEST_CASE("a zero-byte message takes the link's latency", "[sim][closed-form]") 
   REQUIRE(r.ok);
   CHECK(r.makespan() == Approx(0.042).epsilon(1e-3));
 }
+
+}  // namespace program_closed_forms_test

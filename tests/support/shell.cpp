@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <thread>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,19 @@ ShellRun sh(const std::string& cmd) {
   while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::vector<ShellRun> sh_concurrently(const std::vector<std::string>& cmds, int lanes) {
+  std::vector<ShellRun> runs(cmds.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  const auto n = std::min<std::size_t>(cmds.size(), static_cast<std::size_t>(std::max(1, lanes)));
+  for (std::size_t t = 0; t < n; ++t)
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < cmds.size(); i = next++) runs[i] = sh(cmds[i]);
+    });
+  for (auto& t : threads) t.join();
+  return runs;
 }
 
 bool have_root(const std::string& what) {

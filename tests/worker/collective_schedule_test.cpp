@@ -5,6 +5,9 @@
 #include "sim/common/error.hpp"
 #include "sim/program/collective_schedule.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace collective_schedule_test {
+
 using namespace geotrain;
 
 namespace {
@@ -131,3 +134,5 @@ TEST_CASE("unsupported combinations are input errors", "[worker][collective_sche
   CHECK(collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::library, 1, 0, 0, 10)
             .empty());
 }
+
+}  // namespace collective_schedule_test

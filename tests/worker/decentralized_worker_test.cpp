@@ -19,6 +19,9 @@
 #include "sim/workload/straggler_schedule.hpp"
 #include "worker_launcher.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace decentralized_worker_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -254,3 +257,5 @@ TEST_CASE("diloco churn: a worker away for a round rejoins with a peer's weights
     }
   }
 }
+
+}  // namespace decentralized_worker_test

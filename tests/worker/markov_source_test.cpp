@@ -4,6 +4,9 @@
 
 #include "emu/worker/markov_source.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace markov_source_test {
+
 using geotrain::MarkovSource;
 
 TEST_CASE("one successor per token is a deterministic cycle: entropy 0, uniform stationary",
@@ -49,3 +52,5 @@ TEST_CASE("sequences depend only on seed and index", "[worker][markov]") {
   CHECK(a.sequence(12, 65) != c.sequence(12, 65));
   CHECK(a.entropy_rate_nats() == b.entropy_rate_nats());
 }
+
+}  // namespace markov_source_test

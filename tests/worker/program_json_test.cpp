@@ -5,6 +5,9 @@
 #include "sim/common/error.hpp"
 #include "sim/program/program_json.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace program_json_test {
+
 using namespace geotrain;
 
 namespace {
@@ -162,3 +165,5 @@ TEST_CASE("every op that moves data carries its payload, and an unknown one is n
     CHECK(pr[1] == "p.json: $.ranks[1][0].micro_batch: missing");
   }
 }
+
+}  // namespace program_json_test

@@ -6,6 +6,9 @@
 #include "sim/strategies/strategy_registry.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace rank_plan_test {
+
 using namespace geotrain;
 
 TEST_CASE("gpipe ranks know their stage, replica, layers and what transfers carry",
@@ -102,3 +105,5 @@ TEST_CASE("a DiLoCo rejoin's Send/Recv carry the training state, not parameter-s
     CHECK(state == (rank == 1 ? 0 : 1));  // worker 0 sends, worker 2 loads
   }
 }
+
+}  // namespace rank_plan_test

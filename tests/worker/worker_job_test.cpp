@@ -8,6 +8,9 @@
 #include "sim/strategies/strategy_registry.hpp"
 #include "test_programs.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace worker_job_test {
+
 using namespace geotrain;
 using Catch::Matchers::Contains;
 
@@ -96,3 +99,5 @@ TEST_CASE("the worker takes DiLoCo's outer step from the Program, not from the s
   CHECK_FALSE(q.outer_step);
   CHECK(make_worker_job(ddp, q).wire_dtype == ddp.model.gradient_dtype);
 }
+
+}  // namespace worker_job_test

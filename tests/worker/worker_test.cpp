@@ -12,6 +12,9 @@
 #include "test_programs.hpp"
 #include "worker_launcher.hpp"
 
+// Names here stay this file's own: the unity build compiles it with its neighbours.
+namespace worker_test {
+
 using namespace geotrain;
 using namespace geotrain::test;
 
@@ -233,3 +236,5 @@ TEST_CASE("local-sgd averages weights: H = 1 with SGD equals ddp, and replicas e
   require_success(drift);
   CHECK(weights_fingerprint(drift, 0) == weights_fingerprint(drift, 1));
 }
+
+}  // namespace worker_test
