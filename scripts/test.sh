@@ -8,11 +8,11 @@
 # torch-free tests under ASan and UBSan, and 60 s of libFuzzer over scenario loading and Program
 # building; a sanitizer report or a fuzz finding fails this script. SANITIZE=0 skips it.
 #
-# The sanitized tree is built WHILE the main tests run, as a SCHED_IDLE process: the emulation
-# tests run one at a time and mostly wait on their shaped links (about 15 % of the two cores busy,
-# docs/building.md), and an idle-class process only gets the CPU they leave; the kernel preempts
-# it whenever a test wants a core. That hides most of the sanitized build's time. SANITIZE_OVERLAP=0
-# builds it afterwards instead.
+# The sanitized tree is built, and then fuzzed for 60 s, WHILE the main tests run, as a SCHED_IDLE
+# process: the emulation tests run one at a time and mostly wait on their shaped links (about 15 %
+# of the two cores busy, docs/building.md), and an idle-class process only gets the CPU they
+# leave; the kernel preempts it whenever a test wants a core. That hides most of the sanitized
+# build's time. SANITIZE_OVERLAP=0 builds and fuzzes after the main tests instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -31,9 +31,10 @@ stop_build() {
 }
 trap stop_build EXIT
 if [ "$sanitize" != "0" ] && [ "$overlap" != "0" ]; then
-  echo "test.sh: building build-sanitize/ in the background (SCHED_IDLE), log in $build_log"
+  echo "test.sh: building and fuzzing build-sanitize/ in the background (SCHED_IDLE), log in $build_log"
   mkdir -p build-sanitize
-  setsid chrt --idle 0 nice -n 19 bash scripts/sanitize.sh build > "$build_log" 2>&1 &
+  setsid chrt --idle 0 nice -n 19 bash -c 'bash scripts/sanitize.sh build && bash scripts/sanitize.sh fuzz' \
+    > "$build_log" 2>&1 &
   build_pid=$!
 fi
 
@@ -44,11 +45,14 @@ if [ "$sanitize" != "0" ]; then
     if ! wait "$build_pid"; then
       build_pid=""
       tail -n 80 "$build_log"
-      echo "test.sh: the sanitized build failed (full log: $build_log)" >&2
+      echo "test.sh: the sanitized build or the fuzzing failed (full log: $build_log)" >&2
       exit 1
     fi
     build_pid=""
-    echo "test.sh: sanitized tree built ($(grep -c '^\[' "$build_log" || true) build lines in $build_log)"
+    echo "test.sh: sanitized tree built and fuzzed beside the tests ($build_log):"
+    grep -E '^(Done |stat::number_of_executed_units|stat::peak_rss_mb|fuzz: )' "$build_log" || true
+    bash scripts/sanitize.sh tests
+  else
+    bash scripts/sanitize.sh
   fi
-  bash scripts/sanitize.sh
 fi
