@@ -53,7 +53,7 @@ void check_decentralized_run(const std::string& scenario, const Run& r, const st
   REQUIRE(r.status == 0);
   const auto summary = read_json(dir + "/summary.json");
   const auto& loss = summary["loss"];
-  REQUIRE(loss.size() == steps);
+  REQUIRE(loss.size() == static_cast<std::size_t>(steps));
   for (const auto& l : loss) REQUIRE((l.is_number() && std::isfinite(l.get<double>())));
   CHECK(loss.back().get<double>() < loss.front().get<double>() - 0.05);
   const bool dynamic = scenario != "diloco_2" && scenario.rfind("hetpipe", 0) != 0;
