@@ -5,7 +5,8 @@
 #   bash scripts/sanitize.sh              build, then both modes below
 #   bash scripts/sanitize.sh build        only build the tree (scripts/test.sh starts this early)
 #   bash scripts/sanitize.sh tests        the tests that need neither root nor LibTorch
-#   bash scripts/sanitize.sh fuzz         fuzz_scenario for FUZZ_SECONDS (default 60)
+#   bash scripts/sanitize.sh fuzz         fuzz_scenario for FUZZ_SECONDS (default 60), or for
+#                                         FUZZ_RUNS inputs when that is set (at most 15 min)
 #   bash scripts/sanitize.sh fuzz FILE... replay inputs (e.g. a crash-* artifact) and stop
 # Any sanitizer report or fuzzer finding exits non-zero. fuzz/README.md has the details.
 set -euo pipefail
@@ -56,7 +57,11 @@ run_fuzz() {
   find scenarios tests/bad_scenarios tests/fuzz_regressions -name '*.yaml' -print0 |
     while IFS= read -r -d '' f; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
   local status=0
-  "$dir"/fuzz_scenario "${limits[@]}" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
+  # FUZZ_RUNS fixes the amount of fuzzing instead of its duration: scripts/test.sh fuzzes at idle
+  # priority beside the main tests, where 60 s would buy fewer inputs than 60 s on a quiet machine.
+  local budget=(-max_total_time="${FUZZ_SECONDS:-60}")
+  if [ -n "${FUZZ_RUNS:-}" ]; then budget=(-runs="$FUZZ_RUNS" -max_total_time=900); fi
+  "$dir"/fuzz_scenario "${limits[@]}" "${budget[@]}" -print_final_stats=1 \
     -dict=fuzz/scenario.dict -artifact_prefix="$artifacts/" "$corpus" "$seeds" >"$log" 2>&1 ||
     status=$?
   # The log has a line per coverage gain; the totals and any finding are what a reader needs.
