@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Markdown table of a validation summary (for the README).
+"""Markdown table of a validation summary (for docs/validation.md).
 
 Usage: validation_table.py results/validation/summary.csv [--groups]
 Columns a summary lacks (mean, p90 error: files written before them) are left out. A case

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the validation suite in one go: writes scenarios/validation/*.yaml (make_suite.py),
 # emulates and compares every case (`geotrain validate`), then draws the plots and prints the
-# README's table. Resumable: a case whose emulation is already in the results folder is only
+# table in docs/validation.md. Resumable: a case whose emulation is already in the results folder is only
 # re-simulated and re-compared, so an interrupted run continues where it stopped; --fresh
 # emulates everything again.
 #   sudo scripts/validation_suite.sh [build dir] [results dir] [--fresh] [--only TEXT]
