@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "apps/child_process.hpp"
-#include "sim/common/data_dir.hpp"
 #include "apps/commands.hpp"
+#include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 #include "sim/sweep/sweep_job.hpp"
 #include "sim/sweep/sweep_merge.hpp"
