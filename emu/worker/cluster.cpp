@@ -1,5 +1,4 @@
 #include "emu/worker/cluster.hpp"
-#include "emu/worker/byte_text.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -7,6 +6,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
+#include "emu/worker/byte_text.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain {
@@ -24,7 +24,6 @@ std::int64_t realtime_ns() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
 
 }  // namespace
 

@@ -1,5 +1,4 @@
 #include "emu/worker/preduce_coordinator.hpp"
-#include "emu/worker/byte_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +8,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "emu/worker/byte_text.hpp"
 #include "sim/common/error.hpp"
 #include "sim/program/dynamic_rules.hpp"
 
 namespace geotrain {
-
 
 std::string preduce_prefix(const DynamicOp& op) {
   return fmt::format("preduce/{}/{}", op.group, op.tag);

@@ -1,11 +1,12 @@
 #include "sim/engine/aggregated_ring.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
 #include <cmath>
 
+#include "sim/common/small_math.hpp"
+#include "sim/engine/sim_context.hpp"
 #include "sim/program/collective_schedule.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -13,10 +14,6 @@ namespace sg4 = simgrid::s4u;
 namespace geotrain::engine {
 
 namespace {
-
-// SimGrid refuses null payloads; the flows carry no data of their own.
-int kRingNoPayload = 0;
-
 
 // The load link p -> p+1 carries as one flow from t0 (the last entry) to the link's planned end:
 // its bytes, capped so that alone it cannot end later than planned (links may already have
@@ -137,7 +134,7 @@ double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, in
   if (load > 0) {
     const int next = g.ranks[static_cast<std::size_t>(mod(p + 1, n))];
     auto comm = ctx.collective_mailbox(rank, next, op.group)
-                    ->put_init(&kRingNoPayload, static_cast<std::uint64_t>(load));
+                    ->put_init(&kNoPayload, static_cast<std::uint64_t>(load));
     comm->set_rate(load / (inst.link_end_s[up] - t0 - ctx.flow_latency_s(device(p), device(p + 1))));
     comm->start();
     comms.push_back(comm);

@@ -1,5 +1,4 @@
 #include "sim/engine/dynamic_runner.hpp"
-#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -9,6 +8,7 @@
 
 #include "sim/common/overloaded.hpp"
 #include "sim/engine/schedule_replay.hpp"
+#include "sim/engine/sim_clock.hpp"
 #include "sim/engine/sim_context.hpp"
 #include "sim/program/collective_schedule.hpp"
 
@@ -17,7 +17,6 @@ namespace sg4 = simgrid::s4u;
 namespace geotrain::engine {
 
 namespace {
-
 
 // Mailbox keys of dynamic traffic, apart from the Program's group ids and tags.
 constexpr int kGossipKey = 1 << 28;

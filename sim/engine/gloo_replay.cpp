@@ -8,15 +8,13 @@
 #include <map>
 
 #include "sim/common/error.hpp"
+#include "sim/engine/sim_context.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
 namespace {
-
-// SimGrid refuses null payloads; collective messages carry no data of their own.
-int kGlooNoPayload = 0;
 
 // One send on the connection rank -> peer as Gloo's device thread drives it: after the previous
 // send on this connection has left (its turn), once the peer's "ready" notice has arrived, and
@@ -33,7 +31,7 @@ void send_on_connection(SimContext* ctx, int rank, int peer, GroupId group, doub
   const double start = std::max(sg4::Engine::get_clock(), free_at);
   free_at = start + bytes / rate_Bps;  // no simcall since the clock was read: nobody interleaves
   if (start > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(start);
-  auto comm = ctx->collective_mailbox(rank, peer, group)->put_async(&kGlooNoPayload, bytes);
+  auto comm = ctx->collective_mailbox(rank, peer, group)->put_async(&kNoPayload, bytes);
   next->release();
   comm->wait();
   done->release();

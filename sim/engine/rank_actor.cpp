@@ -1,5 +1,4 @@
 #include "sim/engine/rank_actor.hpp"
-#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -9,11 +8,11 @@
 
 #include "sim/engine/collective_runner.hpp"
 #include "sim/engine/dynamic_runner.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
-
 
 std::size_t RankActor::slot(int iteration, int index) const {
   return static_cast<std::size_t>(iteration) * ctx_.recorder().ops(rank_) +

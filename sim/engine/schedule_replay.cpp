@@ -2,14 +2,11 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/engine/sim_context.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
-
-namespace {
-// SimGrid refuses null payloads; collective messages carry no data of their own.
-int kNoPayload = 0;
-}  // namespace
 
 double replay_schedule(SimContext& ctx, int rank, const Group& group,
                        const std::vector<CollectiveStep>& steps) {

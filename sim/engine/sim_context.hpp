@@ -25,6 +25,10 @@ class Mailbox;
 
 namespace geotrain::engine {
 
+// SimGrid refuses null payloads; collective messages and the aggregated ring's flows carry no data
+// of their own, so every one of them carries the address of this int (nobody reads it).
+inline int kNoPayload = 0;
+
 // Seconds a compute op takes on a device at one execution (ComputeModel::seconds in production,
 // a formula in tests); the site keys a sampled draw (simulation.compute_variance).
 using ComputeSeconds = std::function<double(const ComputeOp&, int device, const ComputeSite& site)>;

@@ -1,5 +1,4 @@
 #include "sim/process/child_process.hpp"
-#include "sim/process/close_fd.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/process/child_exec.hpp"
+#include "sim/process/close_fd.hpp"
 #include "sim/process/exit_status.hpp"
 
 namespace geotrain::process {
@@ -21,7 +21,6 @@ namespace geotrain::process {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
 
 // Polling, not SIGCHLD: a library must not own a process-wide signal handler, and the waits
 // here are seconds long, so 5 ms granularity costs nothing.

@@ -1,5 +1,4 @@
 #include "sim/process/output_pump.hpp"
-#include "sim/process/close_fd.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -8,10 +7,11 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "sim/process/close_fd.hpp"
+
 namespace geotrain::process {
 
 namespace {
-
 
 // A child that exits early must not kill us with SIGPIPE while we feed it: ignored for the
 // pump's lifetime, restored after (the write then fails with EPIPE and feeding stops).

@@ -1,10 +1,11 @@
 #include "sim/program/closed_forms.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
 
@@ -17,7 +18,6 @@ double ring_steps_time(const std::vector<LinkTime>& hops, double bytes, int step
   for (const auto& h : hops) step = std::max(step, h.transfer_s(bytes / n));
   return steps * step;
 }
-
 
 }  // namespace
 

@@ -1,15 +1,14 @@
 #include "sim/program/collective_schedule.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/common/small_math.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
 
 namespace {
-
 
 Transfer chunk_to(int peer, std::size_t count, int n, int q) {
   Transfer t = chunk_range(count, n, q);

@@ -1,11 +1,11 @@
 #include "sim/program/gloo_algorithms.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "sim/common/error.hpp"
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
 

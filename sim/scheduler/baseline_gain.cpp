@@ -1,8 +1,8 @@
 #include "sim/scheduler/baseline_gain.hpp"
+
 #include "sim/common/small_math.hpp"
 
 namespace geotrain {
-
 
 BaselineGain::BaselineGain(const CostModel& model) : model_(model) {
   const int n = model.devices();

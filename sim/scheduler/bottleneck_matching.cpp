@@ -1,8 +1,8 @@
 #include "sim/scheduler/bottleneck_matching.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
-#include <limits>
+
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
 

@@ -1,10 +1,10 @@
 #include "sim/scheduler/cyclic_local_search.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 
-namespace geotrain {
+#include "sim/common/small_math.hpp"
 
+namespace geotrain {
 
 void CyclicLocalSearch::apply(std::vector<int>& state, int v, int to) {
   const int from = state[at(v)];

@@ -1,11 +1,10 @@
 #include "sim/scheduler/dtfm_class_gain.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
-#include <limits>
+
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
-
 
 DtfmClassGain::DtfmClassGain(const CostModel& model) : model_(model), c_(model.classes()) {
   for (int v = 0; v < model.devices(); ++v) cls_.push_back(static_cast<std::uint8_t>(model.class_of(v)));

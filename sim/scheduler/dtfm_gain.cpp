@@ -1,11 +1,10 @@
 #include "sim/scheduler/dtfm_gain.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
-#include <limits>
+
+#include "sim/common/small_math.hpp"
 
 namespace geotrain {
-
 
 void DtfmGain::reset(const std::vector<int>& group_of) {
   group_of_ = group_of;

@@ -1,9 +1,9 @@
 #include "sim/scheduler/gcma_scheduler.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <chrono>
 #include <memory>
 
+#include "sim/common/small_math.hpp"
 #include "sim/scheduler/baseline_gain.hpp"
 #include "sim/scheduler/cached_evaluator.hpp"
 #include "sim/scheduler/crossover.hpp"
@@ -13,7 +13,6 @@
 #include "sim/scheduler/structured_seeds.hpp"
 
 namespace geotrain {
-
 
 SearchResult GcmaScheduler::run(const SearchOptions& o) const {
   const auto start = std::chrono::steady_clock::now();

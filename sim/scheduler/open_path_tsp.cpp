@@ -1,17 +1,16 @@
 #include "sim/scheduler/open_path_tsp.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include "sim/common/small_math.hpp"
 #endif
 
 namespace geotrain {
 
 namespace {
-
 
 // Next larger number with the same number of set bits (Gosper's hack): walks the subsets of one
 // size in increasing order without testing every mask.

@@ -1,13 +1,13 @@
 #include "sim/scheduler/structured_seeds.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <algorithm>
 #include <numeric>
 
+#include "sim/common/small_math.hpp"
+
 namespace geotrain {
 
 namespace {
-
 
 // Whether devices a and b can be swapped without changing any cost (exact comparison: regional
 // topologies give bit-identical figures to members of one class).

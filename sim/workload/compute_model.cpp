@@ -1,5 +1,4 @@
 #include "sim/workload/compute_model.hpp"
-#include "sim/common/small_math.hpp"
 
 // Measured compute profile (simulation.compute_profile): format in compute_profile.hpp.
 //
@@ -28,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/common/small_math.hpp"
 #include "sim/workload/compute_profile.hpp"
 
 namespace geotrain {
@@ -38,7 +38,6 @@ namespace {
 const std::map<std::string, double> kMemoryBandwidth{
     {"V100", 900e9}, {"A100", 2039e9}, {"H100", 3350e9}, {"cpu", 20e9}};
 constexpr double kBytesPerFp32Flop = 0.06;
-
 
 }  // namespace
 

@@ -1,5 +1,4 @@
 #include "sim/workload/compute_profile.hpp"
-#include "sim/common/small_math.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +10,7 @@
 #include <optional>
 
 #include "sim/common/error.hpp"
+#include "sim/common/small_math.hpp"
 #include "sim/workload/compute_ops.hpp"
 
 namespace geotrain {
@@ -18,7 +18,6 @@ namespace geotrain {
 namespace {
 
 using nlohmann::json;
-
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
