@@ -40,14 +40,16 @@ Cluster::Cluster(const ClusterOptions& o, const Program& program)
   so.timeout = timeout_;
   store_ = c10::make_intrusive<c10d::TCPStore>(o.store_addr, so);
 
-  auto gloo_options = [&] {
-    auto opts = c10d::ProcessGroupGloo::Options::create(timeout_);
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.bind_addr));
-    opts->threads = 1;  // one Gloo thread per group: collectives here are serialised anyway
-    return opts;
-  };
-  world_ = c10::make_intrusive<c10d::ProcessGroupGloo>(
-      c10::make_intrusive<c10d::PrefixStore>("world", store_), rank_, world_size_, gloo_options());
+  const CommGroupOptions group_options{o.transport, o.bind_addr, timeout_};
+  if (o.transport == Transport::nccl) {
+    world_ = make_comm_group(c10::make_intrusive<c10d::PrefixStore>("world/up", store_), rank_, world_size_,
+                             group_options);
+    world_down_ = make_comm_group(c10::make_intrusive<c10d::PrefixStore>("world/down", store_), rank_,
+                                  world_size_, group_options);
+  } else {
+    world_ = make_comm_group(c10::make_intrusive<c10d::PrefixStore>("world", store_), rank_, world_size_,
+                             group_options);
+  }
   // Every rank creates its groups in ascending id order: group creation blocks until all its
   // members arrive, and a common order means no two ranks can wait on each other.
   for (const auto& g : program.groups) {
@@ -55,9 +57,8 @@ Cluster::Cluster(const ClusterOptions& o, const Program& program)
     if (it == g.ranks.end() || g.ranks.size() < 2) continue;
     const int pos = static_cast<int>(it - g.ranks.begin());
     positions_[g.id] = pos;
-    groups_[g.id] = c10::make_intrusive<c10d::ProcessGroupGloo>(
-        c10::make_intrusive<c10d::PrefixStore>(fmt::format("group/{}", g.id), store_), pos,
-        static_cast<int>(g.ranks.size()), gloo_options());
+    groups_[g.id] = make_comm_group(c10::make_intrusive<c10d::PrefixStore>(fmt::format("group/{}", g.id), store_),
+                                    pos, static_cast<int>(g.ranks.size()), group_options);
   }
   for (const auto& g : program.groups)
     if (g.ranks.size() == 1 && g.ranks[0] == rank_) positions_[g.id] = 0;
@@ -72,7 +73,7 @@ Cluster::Cluster(const ClusterOptions& o, const Program& program)
   epoch_ns_ = std::stoll(std::string(v.begin(), v.end())) - offset_ns;
 }
 
-c10d::ProcessGroupGloo& Cluster::group(GroupId id) {
+compat::CommGroup& Cluster::group(GroupId id) {
   const auto it = groups_.find(id);
   if (it == groups_.end())
     throw InputError(fmt::format("rank {} runs a collective on group {} but is not one of its "

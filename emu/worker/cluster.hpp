@@ -1,16 +1,17 @@
 #pragma once
-// The worker's view of the cluster: a c10d TCPStore (rank 0 serves it), one Gloo process group
-// for point-to-point Send/Recv over all ranks ("world"), and one Gloo process group per Program
-// group this rank belongs to, each behind its own PrefixStore. Gloo binds to --bind-addr, so in
-// the emulator every rank talks through its namespace's address and shaped links.
+// The worker's view of the cluster: a c10d TCPStore (rank 0 serves it), one process group for
+// point-to-point Send/Recv over all ranks ("world"), and one process group per Program group this
+// rank belongs to, each behind its own PrefixStore. The groups are Gloo's or NCCL's
+// (comm_group.hpp). Gloo binds to --bind-addr and NCCL to NCCL_SOCKET_IFNAME, so in the emulator
+// every rank talks through its namespace's address and shaped links.
 #include <chrono>
 #include <map>
 #include <memory>
 #include <string>
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "emu/worker/comm_group.hpp"
 #include "sim/program/program.hpp"
 
 namespace geotrain {
@@ -21,6 +22,7 @@ struct ClusterOptions {
   int store_port = 29500;
   std::string bind_addr = "127.0.0.1";
   double timeout_s = 60;
+  Transport transport = Transport::gloo;
 };
 
 class Cluster {
@@ -29,8 +31,13 @@ class Cluster {
 
   int rank() const { return rank_; }
   int world_size() const { return world_size_; }
-  c10d::ProcessGroupGloo& world() { return *world_; }
-  c10d::ProcessGroupGloo& group(GroupId id);  // throws if this rank is not a member
+  // The world group a Send to `peer` / a Recv from `peer` goes on. Gloo: one ("world"), matched
+  // by tag. NCCL: "world/up" for transfers to a higher rank, "world/down" to a lower one, so a
+  // receive posted early cannot hold up a send to the same peer (p2p_order.hpp).
+  compat::CommGroup& sends_to(int peer) { return peer > rank_ || !world_down_ ? *world_ : *world_down_; }
+  compat::CommGroup& receives_from(int peer) { return peer < rank_ || !world_down_ ? *world_ : *world_down_; }
+  compat::CommGroup& group(GroupId id);  // throws if this rank is not a member
+  Transport transport() const { return options_.transport; }
   int position(GroupId id) const;             // this rank's index in the group's rank list
   std::chrono::milliseconds timeout() const { return timeout_; }
 
@@ -61,8 +68,9 @@ class Cluster {
   std::chrono::milliseconds timeout_;
   std::int64_t epoch_ns_ = 0;
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> world_;
-  std::map<GroupId, c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups_;
+  CommGroupPtr world_;       // Gloo: every Send/Recv; NCCL: transfers up (to a higher rank)
+  CommGroupPtr world_down_;  // NCCL only: transfers down
+  std::map<GroupId, CommGroupPtr> groups_;
   std::map<GroupId, int> positions_;
 };
 

@@ -12,22 +12,15 @@ namespace geotrain {
 
 namespace {
 
-using WorkPtr = c10::intrusive_ptr<c10d::Work>;
-
-void wait_all(std::vector<WorkPtr>& works, std::chrono::milliseconds timeout) {
-  for (auto& w : works) w->wait(timeout);
-  works.clear();
-}
-
 double run_schedule(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer, int n,
                     int position, int root) {
   auto& pg = cluster.group(op.group);
   const auto steps = collective_schedule(op.kind, op.algorithm, n, position, root,
                                          static_cast<std::size_t>(buffer.numel()));
   double sent = 0;
-  std::vector<WorkPtr> works;
   std::vector<torch::Tensor> received;
   for (std::size_t s = 0; s < steps.size(); ++s) {
+    P2PBatch batch(pg, cluster.transport());
     const int tag = static_cast<int>(s);  // ops of one group run one at a time: steps suffice
     // Receives before sends, as the simulator's replay posts them: Gloo writes a pair's messages
     // in order on one socket, and a peer may send only once it has this rank's "ready to receive"
@@ -37,18 +30,16 @@ double run_schedule(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buf
     // 0.17 s where rendezvous and transfer account for 0.11 s).
     received.clear();
     for (const auto& t : steps[s].recvs) {
-      std::vector<torch::Tensor> v{torch::empty({static_cast<std::int64_t>(t.count)}, buffer.options())};
-      received.push_back(v[0]);
-      if (t.count > 0) works.push_back(pg.recv(v, t.peer, tag));
+      received.push_back(torch::empty({static_cast<std::int64_t>(t.count)}, buffer.options()));
+      if (t.count > 0) batch.recv(received.back(), t.peer, tag);
     }
     for (const auto& t : steps[s].sends) {
       if (t.count == 0) continue;
-      std::vector<torch::Tensor> v{buffer.narrow(0, static_cast<std::int64_t>(t.offset),
-                                                 static_cast<std::int64_t>(t.count))};
-      works.push_back(pg.send(v, t.peer, tag));
-      sent += static_cast<double>(v[0].nbytes());
+      auto chunk = buffer.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count));
+      sent += static_cast<double>(chunk.nbytes());
+      batch.send(chunk, t.peer, tag);
     }
-    wait_all(works, cluster.timeout());
+    batch.wait(cluster.timeout());
     for (std::size_t i = 0; i < received.size(); ++i) {
       const auto& t = steps[s].recvs[i];
       auto target = buffer.narrow(0, static_cast<std::int64_t>(t.offset), static_cast<std::int64_t>(t.count));
@@ -113,7 +104,8 @@ void run_library(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer
       return;
     }
     case CollectiveKind::reduce_scatter:
-      throw InputError("Gloo (LibTorch 1.13) has no reduce_scatter: run it with --collectives p2p");
+      throw InputError("the worker runs no library reduce_scatter (Gloo in LibTorch 1.13 has none): run it "
+                       "with --collectives p2p");
   }
 }
 

@@ -20,14 +20,15 @@ std::uint64_t name_seed(std::uint64_t seed, const std::string& name) {
 }  // namespace
 
 GptStage::GptStage(const ModelSpec& model, int layer_begin, int layer_end, bool tied_head,
-                   std::uint64_t seed)
+                   std::uint64_t seed, const torch::Device& device)
     : model_(model),
       layer_begin_(layer_begin),
       layer_end_(layer_end),
       first_(layer_begin == 0),
       last_(layer_end == model.layers),
       tied_(tied_head),
-      seed_(seed) {
+      seed_(seed),
+      device_(device) {
   if (tied_ && !(first_ && last_))
     throw InputError("a tied LM head needs the whole model in one stage (set tie_embeddings false)");
   const std::int64_t d = model.d_model, V = model.vocab, S = model.seq_len;
@@ -61,7 +62,7 @@ GptStage::GptStage(const ModelSpec& model, int layer_begin, int layer_end, bool 
     wte_ = param("wte", {V, d}, 0.02);
     if (tied_) head_w_ = wte_;
   }
-  causal_mask_ = torch::ones({S, S}, torch::kBool).triu(1);
+  causal_mask_ = torch::ones({S, S}, torch::TensorOptions().dtype(torch::kBool).device(device_)).triu(1);
   make_flat_grad();
 }
 
@@ -70,9 +71,9 @@ torch::Tensor GptStage::param(const std::string& name, std::vector<std::int64_t>
   torch::Tensor t;
   if (std_dev > 0) {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(name_seed(seed_, name));
-    t = torch::normal(0.0, std_dev, shape, gen);
+    t = torch::normal(0.0, std_dev, shape, gen).to(device_);
   } else {
-    t = torch::full(shape, constant);
+    t = torch::full(shape, constant, torch::TensorOptions().device(device_));
   }
   t.requires_grad_(true);
   params_.push_back(t);
@@ -82,7 +83,7 @@ torch::Tensor GptStage::param(const std::string& name, std::vector<std::int64_t>
 void GptStage::make_flat_grad() {
   std::int64_t total = 0;
   for (const auto& p : params_) total += p.numel();
-  flat_grad_ = torch::zeros({total});
+  flat_grad_ = torch::zeros({total}, torch::TensorOptions().device(device_));
   std::int64_t offset = 0;
   for (auto& p : params_) {
     p.mutable_grad() = flat_grad_.narrow(0, offset, p.numel()).view(p.sizes());
@@ -110,7 +111,7 @@ torch::Tensor GptStage::forward(int mb, int lb, int le, const torch::Tensor& inp
   auto& st = live_[mb];
   torch::Tensor x;
   if (lb == 0) {
-    const auto positions = torch::arange(input.size(1), torch::kLong);
+    const auto positions = torch::arange(input.size(1), torch::TensorOptions().dtype(torch::kLong).device(device_));
     st.emb_out = torch::embedding(wte_, input) + torch::embedding(wpe_, positions);
     x = st.emb_out;
   } else {

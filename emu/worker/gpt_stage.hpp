@@ -23,8 +23,9 @@ namespace geotrain {
 
 class GptStage {
  public:
+  // Parameters are drawn on the CPU (the same values on any device) and then live on `device`.
   GptStage(const ModelSpec& model, int layer_begin, int layer_end, bool tied_head,
-           std::uint64_t seed);
+           std::uint64_t seed, const torch::Device& device);
 
   // Forward of micro-batch `mb` through layers [lb, le). `input` is the token ids [B, S] when
   // lb == 0, else the activation [B, S, d] received from the previous stage (ignored when an
@@ -63,6 +64,7 @@ class GptStage {
   int layer_begin_, layer_end_;
   bool first_, last_, tied_;
   std::uint64_t seed_;
+  torch::Device device_;
   torch::Tensor wte_, wpe_, lnf_w_, lnf_b_, head_w_, causal_mask_;
   std::map<int, Block> blocks_;
   std::vector<torch::Tensor> params_;  // backward order

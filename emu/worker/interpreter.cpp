@@ -47,14 +47,15 @@ Measurements make_measurements(int rank, const std::vector<Op>& ops, int steps) 
 
 }  // namespace
 
-Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster)
+Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster,
+                         const ComputeDevice& device)
     : options_(options),
       ops_(job.program.ranks.at(static_cast<std::size_t>(options.rank))),
       plan_(make_rank_plan(job.program, options.rank, job.model.layers)),
       source_(job.model.vocab, job.markov_successors, options.seed),
       measurements_(make_measurements(options.rank, ops_, options.steps)),
-      ctx_{job, options_, cluster, plan_, ops_, measurements_},
-      state_(job, plan_, options.rank, options.seed),
+      ctx_{job, options_, cluster, device, plan_, ops_, measurements_},
+      state_(job, plan_, options.rank, options.seed, device.compute()),
       pending_(ctx_),
       transfers_(ctx_, state_, tensors_),
       dynamic_(ctx_, state_),
@@ -118,7 +119,8 @@ std::pair<torch::Tensor, torch::Tensor> Interpreter::batch(int mb) const {
     std::copy(seq.begin(), seq.end() - 1, tk + static_cast<std::ptrdiff_t>(j) * S);
     std::copy(seq.begin() + 1, seq.end(), tg + static_cast<std::ptrdiff_t>(j) * S);
   }
-  return {tokens, targets};
+  const auto& on = ctx_.device.compute();
+  return {tokens.to(on), targets.to(on)};
 }
 
 void Interpreter::run_step(int step) {
@@ -213,6 +215,8 @@ void Interpreter::compute(int i, const ComputeOp& c) {
   } else {
     throw InputError(fmt::format("Compute kind '{}' is not implemented by the worker", json_name(c.kind)));
   }
+  // On a GPU the op ends when its kernels have run, not when they were queued.
+  ctx_.device.synchronize();
   // A slower device (devices.overrides slowdown): the same work, (slowdown - 1) x longer.
   if (slowdown_ > 1)
     std::this_thread::sleep_for(std::chrono::duration<double>((slowdown_ - 1) * (ctx_.cluster.now_s() - compute_start)));

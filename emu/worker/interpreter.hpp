@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include "emu/worker/compute_device.hpp"
 #include "emu/worker/dynamic_ops.hpp"
 #include "emu/worker/markov_source.hpp"
 #include "emu/worker/measurements.hpp"
@@ -29,7 +30,7 @@ namespace geotrain {
 
 class Interpreter {
  public:
-  Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster);
+  Interpreter(const WorkerJob& job, const WorkerOptions& options, Cluster& cluster, const ComputeDevice& device);
 
   // Opens the TCP windows of every connection the Program uses before step 0: the dynamic
   // groups' members pairwise, and the peers of its Sends and Recvs.

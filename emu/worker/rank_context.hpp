@@ -12,11 +12,13 @@
 namespace geotrain {
 
 class Cluster;
+class ComputeDevice;
 
 struct RankContext {
   const WorkerJob& job;
   const WorkerOptions& options;
   Cluster& cluster;
+  const ComputeDevice& device;  // where the stage computes and the wire buffers live
   const RankPlan& plan;
   const std::vector<Op>& ops;
   Measurements& measurements;

@@ -23,10 +23,12 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const WorkerJob& job,
 
 }  // namespace
 
-StageState::StageState(const WorkerJob& job, const RankPlan& plan, int rank, std::uint64_t seed)
+StageState::StageState(const WorkerJob& job, const RankPlan& plan, int rank, std::uint64_t seed,
+                       const torch::Device& device)
     : job_(job),
       rank_(rank),
-      stage_(job.model, plan.layer_begin, plan.layer_end, job.tie_embeddings, seed),
+      device_(device),
+      stage_(job.model, plan.layer_begin, plan.layer_end, job.tie_embeddings, seed, device),
       optimizer_(make_optimizer(job, stage_.parameters())) {}
 
 torch::Tensor StageState::flat_weights() {
@@ -72,7 +74,7 @@ void StageState::outer_step() {
 
 torch::Tensor StageState::training_state() {
   torch::NoGradGuard no_grad;
-  auto weights = flat_weights().to(torch::kFloat32);
+  auto weights = flat_weights().to(torch::kFloat32);  // on the stage's device
   auto momentum = outer_momentum_.defined() ? outer_momentum_.to(torch::kFloat32) : torch::zeros_like(weights);
   return torch::cat({weights, momentum}).contiguous();
 }
@@ -81,12 +83,12 @@ void StageState::load_training_state(const torch::Tensor& state) {
   torch::NoGradGuard no_grad;
   const std::int64_t n = stage_.parameter_count();
   set_weights(state.narrow(0, 0, n));
-  outer_momentum_ = state.narrow(0, n, n).clone();
+  outer_momentum_ = state.narrow(0, n, n).to(device_).clone();
   round_start_ = flat_weights();  // the pseudo-gradient of this round starts from them
 }
 
 std::string StageState::weights_fingerprint() {
-  const auto w = flat_weights().to(torch::kFloat32).contiguous();
+  const auto w = flat_weights().to(torch::kCPU, torch::kFloat32).contiguous();
   const auto* bytes = static_cast<const unsigned char*>(w.data_ptr());
   std::uint64_t h = 14695981039346656037ull;
   for (std::size_t i = 0; i < w.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;

@@ -16,7 +16,8 @@ namespace geotrain {
 
 class StageState {
  public:
-  StageState(const WorkerJob& job, const RankPlan& plan, int rank, std::uint64_t seed);
+  StageState(const WorkerJob& job, const RankPlan& plan, int rank, std::uint64_t seed,
+             const torch::Device& device);
 
   GptStage& model() { return stage_; }
   std::int64_t parameter_count() const { return stage_.parameter_count(); }
@@ -27,7 +28,7 @@ class StageState {
   // The optimizer op: with pushed gradients waiting (HetPipe's server), the oldest replaces the
   // stage's own; one optimizer step; the flat gradient zeroed.
   void optimizer_step();
-  void push_gradients(const torch::Tensor& flat) { pushed_.push_back(flat.to(torch::kFloat32)); }
+  void push_gradients(const torch::Tensor& flat) { pushed_.push_back(flat.to(device_, torch::kFloat32)); }
 
   // DiLoCo: one outer round per iteration. begin_round() remembers the weights;
   // pseudo_gradient() puts (round start - now) into the flat gradient, where the averaging op
@@ -47,6 +48,7 @@ class StageState {
  private:
   const WorkerJob& job_;
   int rank_;
+  torch::Device device_;
   GptStage stage_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::deque<torch::Tensor> pushed_;  // HetPipe server: received gradients, in Wait order

@@ -6,6 +6,7 @@
 
 #include "emu/worker/cluster.hpp"
 #include "emu/worker/collective_runner.hpp"
+#include "emu/worker/compute_device.hpp"
 #include "emu/worker/warm_up.hpp"
 #include "emu/worker/wire_types.hpp"
 #include "sim/common/error.hpp"
@@ -46,7 +47,23 @@ void TransferOps::warm_up_pairs() {
     if (const auto* s = op.as<SendOp>()) send_bytes[s->peer] += s->bytes;
     if (const auto* r = op.as<RecvOp>()) recv_bytes[r->peer] += r->bytes;
   }
-  warm_up_exchange(ctx_.cluster.world(), recv_bytes, send_bytes, kPairWarmUpTag, ctx_.cluster.timeout());
+  const auto& device = ctx_.device.wire();
+  const auto timeout = ctx_.cluster.timeout();
+  const int me = ctx_.rank();
+  if (ctx_.cluster.transport() != Transport::nccl) {
+    warm_up_exchange(ctx_.cluster.sends_to(me + 1), Transport::gloo, device, recv_bytes, send_bytes,
+                     kPairWarmUpTag, timeout);
+    return;
+  }
+  // NCCL: each direction on its own world group (Cluster::sends_to), up first, then down. Each
+  // direction's transfers flow from lower to higher ranks (or back), so no cycle can wait.
+  std::map<int, double> from_below, to_above, from_above, to_below;
+  for (const auto& [peer, bytes] : recv_bytes) (peer < me ? from_below : from_above)[peer] = bytes;
+  for (const auto& [peer, bytes] : send_bytes) (peer > me ? to_above : to_below)[peer] = bytes;
+  warm_up_exchange(ctx_.cluster.sends_to(me + 1), Transport::nccl, device, from_below, to_above, kPairWarmUpTag,
+                   timeout);
+  warm_up_exchange(ctx_.cluster.sends_to(me - 1), Transport::nccl, device, from_above, to_below, kPairWarmUpTag,
+                   timeout);
 }
 
 TransferOps::TransferOps(RankContext& ctx, StageState& state, MicroBatchTensors& tensors)
@@ -62,18 +79,19 @@ PendingOp TransferOps::send(int i, const SendOp& s) {
     check_bytes(ctx_.rank(), i, ctx_.op(i), s.bytes, static_cast<double>(wire.nbytes()));
     std::vector<torch::Tensor> v{wire};
     PendingOp p;
-    p.works.push_back(ctx_.cluster.world().send(v, s.peer, s.tag));
+    p.works.push_back(ctx_.cluster.sends_to(s.peer).send(v, s.peer, s.tag));
     p.bytes = static_cast<double>(wire.nbytes());
     p.keep_alive = wire;
     return p;
   };
   const auto what = ctx_.plan.carries[static_cast<std::size_t>(i)];
-  if (what == Payload::state) return post(state_.training_state());
+  const auto& on = ctx_.device.wire();
+  if (what == Payload::state) return post(state_.training_state().to(on));
   if (what == Payload::gradients || what == Payload::weights) {
     // Parameter-server traffic (HetPipe): the stage's flat gradients (push; the virtual worker
     // keeps none) or its weights (the server's reply), in the gradient dtype.
     const auto type = scalar_type(ctx_.job.model.gradient_dtype);
-    auto wire = (what == Payload::gradients ? state_.flat_grad() : state_.flat_weights()).to(type).clone();
+    auto wire = (what == Payload::gradients ? state_.flat_grad() : state_.flat_weights()).to(on, type).clone();
     if (what == Payload::gradients && !ctx_.plan.keeps_gradients[static_cast<std::size_t>(i)])
       state_.flat_grad().zero_();
     return post(wire);
@@ -84,7 +102,7 @@ PendingOp TransferOps::send(int i, const SendOp& s) {
   if (it == from.end())
     throw InputError(fmt::format("Program rank {} op {} ('{}'): sends micro-batch {} before the "
                                  "compute op that produces it", ctx_.rank(), i, ctx_.op(i).label, mb));
-  auto wire = it->second.to(scalar_type(ctx_.job.model.dtype)).contiguous();
+  auto wire = it->second.to(on, scalar_type(ctx_.job.model.dtype)).contiguous();
   from.erase(it);
   return post(wire);
 }
@@ -95,18 +113,19 @@ PendingOp TransferOps::recv(int i, const RecvOp& r) {
     check_bytes(ctx_.rank(), i, ctx_.op(i), r.bytes, static_cast<double>(wire.nbytes()));
     std::vector<torch::Tensor> v{wire};
     PendingOp p;
-    p.works.push_back(ctx_.cluster.world().recv(v, r.peer, r.tag));
+    p.works.push_back(ctx_.cluster.receives_from(r.peer).recv(v, r.peer, r.tag));
     return p;
   };
   const auto what = ctx_.plan.carries[static_cast<std::size_t>(i)];
+  const auto on = torch::TensorOptions().device(ctx_.device.wire());
   if (what == Payload::state) {  // a DiLoCo worker rejoining: the peer's state replaces ours
-    auto wire = torch::empty({2 * state_.parameter_count()}, torch::kFloat32);
+    auto wire = torch::empty({2 * state_.parameter_count()}, on.dtype(torch::kFloat32));
     PendingOp p = post(wire);
     p.on_done = [this, wire] { state_.load_training_state(wire); };
     return p;
   }
   if (what == Payload::gradients || what == Payload::weights) {
-    auto wire = torch::empty({state_.parameter_count()}, scalar_type(ctx_.job.model.gradient_dtype));
+    auto wire = torch::empty({state_.parameter_count()}, on.dtype(scalar_type(ctx_.job.model.gradient_dtype)));
     PendingOp p = post(wire);
     // Pushed gradients wait for the server's next optimizer op; pulled weights replace ours.
     if (what == Payload::gradients) p.on_done = [this, wire] { state_.push_gradients(wire); };
@@ -115,10 +134,10 @@ PendingOp TransferOps::recv(int i, const RecvOp& r) {
   }
   const int mb = ctx_.plan.carries_micro_batch.at(static_cast<std::size_t>(i));
   const std::int64_t n = ctx_.plan.micro_batch(mb).sequences;
-  auto wire = torch::empty({n, ctx_.job.model.seq_len, ctx_.job.model.d_model}, scalar_type(ctx_.job.model.dtype));
+  auto wire = torch::empty({n, ctx_.job.model.seq_len, ctx_.job.model.d_model}, on.dtype(scalar_type(ctx_.job.model.dtype)));
   PendingOp p = post(wire);
   auto& into = what == Payload::activation ? tensors_.act_in : tensors_.grad_in;
-  p.on_done = [&into, mb, wire] { into[mb] = wire.to(torch::kFloat32); };
+  p.on_done = [&into, mb, wire, compute = ctx_.device.compute()] { into[mb] = wire.to(compute, torch::kFloat32); };
   tensors_.recv_op[{mb, what}] = i;
   return p;
 }
@@ -136,10 +155,14 @@ PendingOp TransferOps::collective(int i, const CollectiveOp& c) {
   if (completes_gradient_slice(c.kind)) grad_cursor_ += elements;
   const bool library = ctx_.options.library_collectives;
   const auto wire_type = scalar_type(wire_dt);
-  return on_group_thread(c.group, [this, c, slice, library, wire_type]() mutable {
-    auto wire = wire_type == torch::kFloat32 ? slice : slice.to(wire_type);
+  const auto wire_device = ctx_.device.wire();
+  // The gradient is reduced in place unless it travels in another dtype or lives elsewhere than
+  // the wire (a GPU's gradient on Gloo): then through a copy, whose time is part of the op's.
+  const bool in_place = wire_type == torch::kFloat32 && slice.device() == wire_device;
+  return on_group_thread(c.group, [this, c, slice, library, wire_type, wire_device, in_place]() mutable {
+    auto wire = in_place ? slice : slice.to(wire_device, wire_type);
     const double sent = run_collective(ctx_.cluster, ctx_.job.program, c, wire, library);
-    if (wire_type != torch::kFloat32) slice.copy_(wire);
+    if (!in_place) slice.copy_(wire);
     return sent;
   });
 }
@@ -156,7 +179,7 @@ PendingOp TransferOps::weights_collective(int i, const CollectiveOp& c) {
                                  "over all of them)",
                                  ctx_.rank(), i, ctx_.op(i).label, c.bytes, state_.parameter_count(),
                                  expected, dtype_name(dt)));
-  auto wire = state_.flat_weights().to(scalar_type(dt)).contiguous();
+  auto wire = state_.flat_weights().to(ctx_.device.wire(), scalar_type(dt)).contiguous();
   const bool library = ctx_.options.library_collectives;
   PendingOp p = on_group_thread(
       c.group, [this, c, wire, library] { return run_collective(ctx_.cluster, ctx_.job.program, c, wire, library); });

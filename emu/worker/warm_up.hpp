@@ -4,7 +4,9 @@
 #include <chrono>
 #include <map>
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/torch.h>
+
+#include "emu/worker/comm_group.hpp"
 
 namespace geotrain {
 
@@ -15,8 +17,10 @@ inline constexpr double kWarmUpMaxBytes = 16.0 * 1024 * 1024;
 
 // Receives a buffer of recv_bytes[peer] from each peer and sends one of send_bytes[peer] to each
 // (peers are positions in pg; sizes capped at kWarmUpMaxBytes, empty ones skipped), all receives
-// posted before any send; returns when every transfer has completed.
-void warm_up_exchange(c10d::ProcessGroupGloo& pg, const std::map<int, double>& recv_bytes,
-                      const std::map<int, double>& send_bytes, int tag, std::chrono::milliseconds timeout);
+// posted before any send (one group call on NCCL), in buffers on `device` (the wire's); returns
+// when every transfer has completed.
+void warm_up_exchange(compat::CommGroup& pg, Transport transport, const torch::Device& device,
+                      const std::map<int, double>& recv_bytes, const std::map<int, double>& send_bytes,
+                      int tag, std::chrono::milliseconds timeout);
 
 }  // namespace geotrain

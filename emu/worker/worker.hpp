@@ -21,11 +21,18 @@ struct WorkerOptions {
   bool library_collectives = false;  // --collectives gloo
   double timeout_s = 60;
   std::string progress_path;  // --progress: live status for the launcher (emu/worker/progress_block.hpp)
+  std::string device = "cpu";   // cpu | cuda (compute_device.hpp)
+  int cuda_device = -1;         // -1: rank % visible GPUs
+  std::string backend = "gloo";  // gloo | nccl: the transport of every process group
+  int ranks_per_gpu = 1;        // ranks sharing this rank's GPU: each gets that share of its memory
 };
 
 // Throws InputError for Programs / jobs the worker cannot run, TimeoutError when a peer does
 // not answer within timeout_s, Error for failing communication. Writes into out_dir:
 // ops.csv, iterations.csv and worker.json (see README.md).
 void run_worker(const WorkerJob& job, const WorkerOptions& options);
+
+// `--capabilities`: one JSON line (LibTorch version, CUDA, NCCL, Gloo, the visible GPUs).
+std::string worker_capabilities_json();
 
 }  // namespace geotrain

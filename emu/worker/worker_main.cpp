@@ -11,12 +11,13 @@
 
 int main(int argc, char** argv) {
   using namespace geotrain;
-  CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch and Gloo"};
-  std::string job_path, collectives = "p2p", log_spec = "warning", backend = "gloo";
-  int cuda_device = -1;
+  CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch (Gloo on CPU, NCCL on GPU)"};
+  std::string job_path, collectives = "p2p", log_spec = "warning";
+  bool capabilities = false;
   WorkerOptions o;
-  app.add_option("--program", job_path, "worker job JSON (Program + model + training)")->required();
-  app.add_option("--rank", o.rank, "this worker's rank in the Program")->required();
+  app.add_flag("--capabilities", capabilities, "print what this worker can run (one JSON line) and exit");
+  auto* program = app.add_option("--program", job_path, "worker job JSON (Program + model + training)");
+  auto* rank = app.add_option("--rank", o.rank, "this worker's rank in the Program");
   app.add_option("--store-addr", o.store_addr, "address of rank 0's TCPStore");
   app.add_option("--store-port", o.store_port, "port of rank 0's TCPStore");
   app.add_option("--bind-addr", o.bind_addr, "address Gloo binds to (the rank's namespace address)");
@@ -25,22 +26,27 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "torch intra-op threads")->check(CLI::PositiveNumber);
   app.add_option("--seed", o.seed, "seed of the model initialisation and the data");
   app.add_option("--collectives", collectives, "p2p: the Program's algorithm from send/recv; "
-                 "gloo: Gloo's own collectives")->check(CLI::IsMember({"p2p", "gloo"}));
+                 "gloo: the backend's own collectives (Gloo's, or NCCL's with --backend nccl)")
+      ->check(CLI::IsMember({"p2p", "gloo"}));
   app.add_option("--timeout", o.timeout_s, "seconds to wait for a peer before failing")
       ->check(CLI::PositiveNumber);
   app.add_option("--progress", o.progress_path, "status file the launcher maps (op being run, finished steps)");
   app.add_option("--log", log_spec, "log levels, e.g. 'info' or 'emu.worker:info' (stderr)");
-  app.add_option("--backend", backend, "gloo (CPU tensors); nccl is accepted by name only (not implemented, "
-                 "docs/real.md)")->check(CLI::IsMember({"gloo", "nccl"}));
-  app.add_option("--cuda-device", cuda_device, "CUDA device of this rank (with --backend nccl)")
+  app.add_option("--device", o.device, "cpu, or cuda: the stage, its optimizer state and activations on a GPU")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--backend", o.backend, "transport of every process group: gloo (host memory) or nccl (GPU)")
+      ->check(CLI::IsMember({"gloo", "nccl"}));
+  app.add_option("--cuda-device", o.cuda_device, "GPU index of this rank (default: rank % visible GPUs)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--ranks-per-gpu", o.ranks_per_gpu, "ranks sharing one GPU (each may use that share of "
+                 "its free memory)")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
-  if (backend == "nccl") {
-    // What `geotrain real run --backend nccl` launches. The worker's process groups are Gloo's
-    // and its tensors live on the CPU: an NCCL path (ProcessGroupNCCL, tensors on
-    // --cuda-device) is not written yet, so the worker refuses instead of running Gloo.
-    std::cerr << "geotrain-worker: error: --backend nccl: not implemented in this worker (Gloo on CPU only; "
-                 "see docs/real.md, NCCL)\n";
+  if (capabilities) {
+    std::cout << worker_capabilities_json() << std::endl;
+    return 0;
+  }
+  if (program->count() == 0 || rank->count() == 0) {
+    std::cerr << "geotrain-worker: error: --program and --rank are required (or --capabilities)\n";
     return 2;
   }
   o.library_collectives = collectives == "gloo";
