@@ -47,8 +47,14 @@ void add_emulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--out", o.out, "run directory (default: results/<scenario>/emu/<NNN>)");
   cmd->add_option("--results", o.results_root, "results root for the default run directory");
   cmd->add_option("--cluster", o.cluster, "use this running `geotrain emu up` cluster instead of building one");
-  cmd->add_option("--collectives", o.collectives, "p2p | gloo (default: emulation.collectives)")
-      ->check(CLI::IsMember({"p2p", "gloo"}));
+  cmd->add_option("--collectives", o.collectives,
+                  "p2p | gloo | nccl (default: emulation.collectives; nccl needs device cuda)")
+      ->check(CLI::IsMember({"p2p", "gloo", "nccl"}));
+  cmd->add_option("--device", o.device, "cpu | cuda: where the workers train (default: emulation.device)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_flag("--unshaped", o.unshaped,
+                "no namespaces, no shaping, no root: every worker on 127.0.0.1 in this namespace (links NOT "
+                "shaped; for machines that allow no namespaces or tc)");
   cmd->add_option("--set", o.sets, "override a scenario key: key.path=value (repeatable)");
   cmd->add_option("--timeout", o.timeout_s, "seconds without any op starting before the run counts as hung")
       ->check(CLI::PositiveNumber);

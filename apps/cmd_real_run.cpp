@@ -22,9 +22,11 @@ void add_real_run_command(CLI::App* real, Action& action) {
   run->add_option("--results", o->results_root, "results root (default: results)");
   run->add_option("--set", o->sets, "override a scenario key: key.path=value (repeatable)");
   run->add_option("--master-port", o->master_port, "port of rank 0's store (default 29500)")->check(CLI::Range(1, 65535));
-  run->add_option("--collectives", o->collectives, "p2p | gloo (default: emulation.collectives)")
-      ->check(CLI::IsMember({"p2p", "gloo"}));
-  run->add_option("--backend", o->backend, "gloo (CPU, default) | nccl (GPUs; needs a CUDA LibTorch at build time)")
+  run->add_option("--collectives", o->collectives, "p2p | gloo | nccl (default: emulation.collectives; nccl = p2p over "
+                                                   "--backend nccl)")
+      ->check(CLI::IsMember({"p2p", "gloo", "nccl"}));
+  run->add_option("--backend", o->backend, "gloo (CPU) | nccl (GPUs: every host device: cuda; needs a CUDA LibTorch at "
+                                           "build time) (default: nccl for collectives nccl, else gloo)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
   run->callback([&action, o] {
     action = [o] {

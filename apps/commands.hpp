@@ -16,6 +16,7 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_schedule_command(CLI::App& app, Action& action);
 void add_emulate_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
+void add_profile_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_plot_command(CLI::App& app, Action& action);
 void add_emu_command(CLI::App& app, Action& action);
@@ -25,6 +26,8 @@ void add_real_command(CLI::App& app, Action& action);
 void add_real_apply_commands(CLI::App* real, Action& action);
 // `geotrain real run` (apps/cmd_real_run.cpp), registered by add_real_command.
 void add_real_run_command(CLI::App* real_cmd, Action& action);
+// `geotrain real probe` (apps/cmd_real_probe.cpp): every host pair measured, a network section written.
+void add_real_probe_command(CLI::App* real, Action& action);
 // `geotrain emu guard`, hidden: the guardian of an owned cluster (emu/net/cluster_guard.hpp).
 void add_emu_guard_command(CLI::App* emu_cmd, Action& action);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -98,7 +99,9 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   // Before the user's --set, so `--set simulation.compute_variance=median` can turn it off.
   if (variance != "median") args.insert(args.end(), {"--set", "simulation.compute_variance=" + variance});
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
-  // Model the collectives the measured run used (emulate --collectives may override the scenario).
+  // Model the collectives the measured run used (emulate --collectives may override the scenario),
+  // on its device (collectives nccl needs emulation.device: cuda).
+  if (!m.device.empty()) args.insert(args.end(), {"--set", "emulation.device=" + m.device});
   if (!m.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + m.collectives});
   const std::string profile = profile_of(m);
   if (fs::exists(profile)) args.insert(args.end(), {"--set", "simulation.compute_profile=" + profile});
@@ -174,6 +177,15 @@ int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, con
 }
 
 namespace {
+
+// A run of `emulate --unshaped` trained on loopback: its iteration times hold no shaped links,
+// so only its compute can be judged against the prediction. Said once, on stderr.
+void warn_if_unshaped(const compare::RunFiles& m) {
+  if (m.network.rfind("unshaped", 0) != 0) return;
+  fmt::print(stderr, "warning: measured run {} is {}: its links were not shaped, so the network part of "
+             "this comparison is not judged (emulate without --unshaped to judge it)\n", m.dir, m.network);
+  std::fflush(stderr);
+}
 
 // The ensemble's variance seeds: the scenario's (or its simulation.variance_seed) and the next
 // ones; a single prediction when nothing is drawn (median compute times: every seed the same).
@@ -302,6 +314,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const std::string measured =
       o.measured.empty() ? emulate(o, dir, dir + "/emu", "emulate.log") : o.measured;
   const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
+  warn_if_unshaped(m);
   if (!reused) host_cores = modelled_host_cores(o, m, s);
   const auto models = models_of(o.network_model);
   // The first run's predictions decide whether to measure again (their spread).

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, action);
   cli::add_schedule_command(app, action);
   cli::add_emulate_command(app, action);
+  cli::add_profile_command(app, action);
   cli::add_compare_command(app, action);
   cli::add_validate_command(app, action);
   cli::add_plot_command(app, action);

@@ -62,6 +62,7 @@ std::string scenario_summary(const Scenario& s) {
   out += fmt::format("devices    {}\n", device_line(s));
   out += fmt::format("network    {}; {}\n", s.network_source, net.is_regional() ? "regional" : "matrix");
   out += fmt::format("regions    {}\n", region_line(net));
+  for (const auto& filled : s.filled_pairs) out += fmt::format("filled     {}\n", filled);
   out += fmt::format("links      delay {} .. {}, bandwidth {} .. {}\n", format_duration(st.min_delay_s),
                      format_duration(st.max_delay_s), format_bandwidth(st.min_bandwidth_Bps),
                      format_bandwidth(st.max_bandwidth_Bps));

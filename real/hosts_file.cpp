@@ -137,7 +137,9 @@ std::vector<std::string> read_ssh_options(YamlSection& h) {
 }
 
 // Reads one entry of `hosts`; fills what is valid, reports the rest.
-HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario* s, int rank_count) {
+// probe_only: `real probe` needs only name, address and data_address; interface, workdir and
+// worker are checked when given.
+HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario* s, int rank_count, bool probe_only) {
   HostSpec host;
   host.line = h.line();
   if (auto name = h.text("name", true)) {
@@ -165,20 +167,21 @@ HostSpec read_host(YamlSection& h, RankRequest& request, const Scenario* s, int 
                      "not an IPv4 address, so data_address is needed (expected data_address: the "
                      "IPv4 address the other hosts reach this host's interface at)");
   }
-  if (auto iface = h.text("interface", true)) {
+  if (auto iface = h.text("interface", !probe_only)) {
     if (auto problem = interface_problem(*iface)) h.diag().error(h.line_of("interface"), h.key_path("interface"), *iface, *problem);
     else host.interface = *iface;
   }
   if (s != nullptr) request = read_ranks(h, *s, rank_count);
   else h.raw("ranks"), h.raw("region");  // known keys, not judged without a scenario
-  if (auto p = read_path(h, "workdir", true)) host.workdir = *p;
-  if (auto p = read_path(h, "worker", true)) host.worker = *p;
+  if (auto p = read_path(h, "workdir", !probe_only)) host.workdir = *p;
+  if (auto p = read_path(h, "worker", !probe_only)) host.worker = *p;
   if (auto p = read_path(h, "delayer", false)) host.delayer = *p;
   else if (!host.worker.empty() && !h.has("delayer")) {
     const auto slash = host.worker.rfind('/');
     host.delayer = (slash == std::string::npos ? "" : host.worker.substr(0, slash + 1)) + "geotrain-delayer";
   }
   host.ssh_options = read_ssh_options(h);
+  if (auto device = h.choice("device", {"cpu", "cuda"}, "worker device")) host.device = *device;
   h.finish();
   return host;
 }
@@ -226,7 +229,8 @@ std::optional<std::string> remote_path_problem(const std::string& path) {
 
 namespace {
 
-HostsFile parse_hosts_impl(const std::string& text, const std::string& display_name, const Scenario* scenario) {
+HostsFile parse_hosts_impl(const std::string& text, const std::string& display_name, const Scenario* scenario,
+                            bool probe_only = false) {
   Diagnostics diag(display_name);
   YAML::Node root;
   try {
@@ -260,7 +264,7 @@ HostsFile parse_hosts_impl(const std::string& text, const std::string& display_n
   for (std::size_t i = 0; i < list.size(); ++i) {
     YamlSection h(diag, list[i], fmt::format("hosts[{}]", i));
     RankRequest request;
-    HostSpec host = h.present() ? read_host(h, request, scenario, rank_count) : HostSpec{};
+    HostSpec host = h.present() ? read_host(h, request, scenario, rank_count, probe_only) : HostSpec{};
     host.line = h.line();
     name_lines.push_back(h.line_of("name"));
     data_lines.push_back(h.has("data_address") ? h.line_of("data_address") : h.line_of("address"));
@@ -292,5 +296,9 @@ HostsFile load_hosts(const std::string& path, const Scenario& scenario) {
 }
 
 HostsFile load_hosts_only(const std::string& path) { return parse_hosts_impl(read_file(path), path, nullptr); }
+
+HostsFile load_hosts_for_probe(const std::string& path) {
+  return parse_hosts_impl(read_file(path), path, nullptr, true);
+}
 
 }  // namespace geotrain::real

@@ -24,6 +24,7 @@ struct HostSpec {
   std::string workdir;       // on the host; relative paths are from the ssh login directory
   std::string worker;        // geotrain-worker on the host
   std::string delayer;       // geotrain-delayer on the host (default: beside the worker)
+  std::string device = "cpu";  // cpu | cuda: where its workers train (--device; nccl needs cuda)
   std::vector<std::string> ssh_options;
   int line = 0;
 };
@@ -39,6 +40,9 @@ HostsFile load_hosts(const std::string& path, const Scenario& scenario);
 // The hosts without a scenario (`real down`, `real status`): everything but ranks and regions is
 // checked; ranks stay empty and host_of_rank too.
 HostsFile load_hosts_only(const std::string& path);
+// The hosts for `real probe`: as load_hosts_only, but interface, workdir and worker are optional
+// (a probe logs in, measures and changes nothing).
+HostsFile load_hosts_for_probe(const std::string& path);
 // The same from text; display_name is used in messages.
 HostsFile parse_hosts(const std::string& text, const std::string& display_name, const Scenario& scenario);
 

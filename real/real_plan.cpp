@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "emu/net/shaping_commands.hpp"
+#include "emu/worker/nccl_environment.hpp"
 #include "sim/common/error.hpp"
 
 namespace geotrain::real {
@@ -107,7 +108,8 @@ void add_workers(const Scenario& s, const Program& program, const RealPlan& plan
               "--store-addr", plan.master_addr, "--store-port", port, "--bind-addr", self.data_address,
               "--steps", std::to_string(s.training.steps), "--out", under(self.workdir, fmt::format("ranks/{}", r)),
               "--threads", std::to_string(s.emulation.torch_threads), "--seed", std::to_string(s.seed),
-              "--collectives", s.emulation.collectives, "--timeout", fmt::format("{}", plan.timeout_s)};
+              "--collectives", worker_transport(s.emulation.collectives).collectives, "--device", self.device,
+              "--timeout", fmt::format("{}", plan.timeout_s)};
     p.workers.push_back(std::move(w));
   }
 }

@@ -57,6 +57,7 @@ struct RealPlan {
   NetemChoice netem = NetemChoice::auto_detect;
   std::string master_addr;
   int master_port = 0;
+  std::string backend = "gloo";  // the workers' process groups: gloo, or nccl (worker_backend.hpp)
   StoreTimeoutInputs timeout_inputs;
   double timeout_s = 0;
   std::vector<HostPlan> hosts;

@@ -49,8 +49,8 @@ void format_host(std::string& out, const RealPlan& plan, const HostPlan& p) {
   const HostSpec& h = p.host;
   std::string ssh = h.address.to_string();
   for (const auto& o : h.ssh_options) ssh += " " + o;
-  out += fmt::format("\n## host {}: ssh {}, interface {}, address {}, ranks {}\n", h.name, ssh, h.interface,
-                     h.data_address, rank_list(h.ranks, 64));
+  out += fmt::format("\n## host {}: ssh {}, interface {}, address {}, device {}, ranks {}\n", h.name, ssh,
+                     h.interface, h.data_address, h.device, rank_list(h.ranks, 64));
   for (const auto& n : p.notes) out += "# note: " + n + "\n";
   out += "# sysctls (apply records each previous value and restores it on down)\n";
   commands(out, p.sysctls);
@@ -108,6 +108,10 @@ std::string format_real_plan(const RealPlan& plan) {
                      plan.master_addr, plan.master_port, plan.timeout_s, kStoreTimeoutFloor_s, kStoreTimeoutMargin,
                      kRendezvousRoundTrips, std::max(0, t.world_size - 1), units::format_bytes(t.largest_message_bytes),
                      units::format_bandwidth(t.min_bandwidth_Bps), units::format_duration(t.max_round_trip_s));
+  out += plan.backend == "nccl"
+             ? "# backend nccl: every process group over NCCL on each host's GPUs (--cuda-device: the rank's "
+               "place among its host's ranks), NCCL's sockets on the host's interface, no InfiniBand\n"
+             : "# backend gloo: every process group over Gloo (TCP) on the host's interface\n";
   out += "# every command runs as root on its host\n";
   for (const auto& w : plan.warnings) out += "# warning: " + w + "\n";
   for (const auto& h : plan.hosts) format_host(out, plan, h);

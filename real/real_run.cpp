@@ -82,9 +82,18 @@ nlohmann::ordered_json hosts_json(const RealPlan& plan) {
     for (const auto& w : h.workers) ranks.push_back(w.rank);
     out.push_back({{"name", h.host.name}, {"address", h.host.address.to_string()},
                    {"data_address", h.host.data_address}, {"interface", h.host.interface},
-                   {"workdir", h.host.workdir}, {"worker", h.host.worker}, {"ranks", std::move(ranks)}});
+                   {"workdir", h.host.workdir}, {"worker", h.host.worker}, {"device", h.host.device},
+                   {"ranks", std::move(ranks)}});
   }
   return out;
+}
+
+// The hosts' device when they all have one (cpu, cuda), else "mixed".
+std::string run_device(const RealPlan& plan) {
+  std::string device;
+  for (const auto& h : plan.hosts)
+    device = device.empty() || device == h.host.device ? h.host.device : "mixed";
+  return device;
 }
 
 nlohmann::ordered_json real_manifest(const Scenario& s, const RealRunOptions& o, const RealPlan& plan,
@@ -95,6 +104,7 @@ nlohmann::ordered_json real_manifest(const Scenario& s, const RealRunOptions& o,
   j["master_addr"] = plan.master_addr;
   j["master_port"] = plan.master_port;
   j["backend"] = backend;
+  j["device"] = run_device(plan);
   j["steps"] = steps;
   j["collectives"] = collectives;
   j["worker_timeout_s"] = plan.timeout_s;
@@ -159,16 +169,17 @@ HostSpec with_keepalive(const HostSpec& host) {
 RealRunResult run_real(const RealRunOptions& options) {
   const auto t0 = Clock::now();
   const RealRunOptions& o = options;
-  const WorkerBackend backend = parse_backend(o.backend);
-  require_backend(backend, torch_has_cuda());
-  if (!o.collectives.empty() && o.collectives != "p2p" && o.collectives != "gloo")
-    throw InputError(fmt::format("--collectives: '{}' (expected p2p or gloo)", o.collectives));
+  if (!o.collectives.empty() && o.collectives != "p2p" && o.collectives != "gloo" && o.collectives != "nccl")
+    throw InputError(fmt::format("--collectives: '{}' (expected p2p, gloo or nccl)", o.collectives));
+  if (!o.backend.empty()) require_backend(parse_backend(o.backend), torch_has_cuda());
   Scenario s = load_scenario(o.scenario_path, o.sets);
   if (s.placement.kind == PlacementKind::scheduler)
     throw InputError(fmt::format("{}: placement.kind = 'scheduler': geotrain real does not run the scheduler "
                                  "(expected identity, random or file)", s.path));
   if (o.steps > 0) s.training.steps = o.steps;
   if (!o.collectives.empty()) s.emulation.collectives = o.collectives;
+  const WorkerBackend backend = resolve_backend(o.backend, s.emulation.collectives);
+  require_backend(backend, torch_has_cuda());
   const int steps = s.training.steps;
   int warmup = o.warmup;
   if (warmup >= steps) warmup = steps > 1 ? 1 : 0;
@@ -235,7 +246,9 @@ RealRunResult run_real(const RealRunOptions& options) {
   RealRunResult res;
   res.dir = dir;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const auto summary = emu::write_run_results(s, program, dir, m, {warmup, res.wall_s, sup.wall_s, s.emulation.collectives, "real"});
+  const auto summary = emu::write_run_results(
+      s, program, dir, m,
+      {warmup, res.wall_s, sup.wall_s, s.emulation.collectives, "real", 0, run_device(plan), backend_name(backend), "real hosts"});
   manifest["status"] = "ok";
   manifest["failure"] = "";
   manifest["wall_s"] = res.wall_s;

@@ -27,8 +27,8 @@ struct RealRunOptions {
   std::string out;                // "" = <results_root>/<scenario>/real/<NNN>
   std::string results_root = "results";
   int master_port = 29500;
-  std::string collectives;        // "" = emulation.collectives of the scenario
-  std::string backend = "gloo";   // gloo | nccl (worker_backend.hpp)
+  std::string collectives;        // "" = emulation.collectives of the scenario (p2p | gloo | nccl)
+  std::string backend;            // gloo | nccl; "" = nccl for collectives nccl, else gloo (worker_backend.hpp)
   double ssh_command_timeout_s = 120;  // staging and fetching, per ssh command
   std::function<void(const std::string&)> on_line;  // progress and streamed worker output
 };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,11 +16,14 @@
 #include "emu/launch/bandwidth_changer.hpp"
 #include "emu/launch/run_results.hpp"
 #include "emu/launch/run_setup.hpp"
+#include "emu/launch/worker_capabilities.hpp"
 #include "emu/launch/worker_set.hpp"
+#include "emu/launch/worker_specs.hpp"
 #include "emu/net/bandwidth_plan.hpp"
 #include "emu/net/host_checks.hpp"
 #include "emu/net/linktest/link_test.hpp"
 #include "emu/net/orphan_reaper.hpp"
+#include "emu/worker/nccl_environment.hpp"
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/log.hpp"
@@ -84,28 +88,30 @@ std::string check_links(const Scenario& s, const RunCluster& cluster, const Emul
   return off;
 }
 
-std::vector<WorkerSpec> worker_specs(const Scenario& s, const Program& p, const RunCluster& cluster,
-                                     const EmulateOptions& o, const std::string& dir, int steps,
-                                     const std::string& collectives) {
-  const auto& L = cluster.layout();
-  const int device0 = p.device_of_rank.at(0);
-  const int port = free_port_in(L.rank_namespace(device0), L.rank_address(device0));
-  std::vector<WorkerSpec> specs;
-  for (int r = 0; r < p.world_size; ++r) {
-    const int dev = p.device_of_rank[static_cast<std::size_t>(r)];
-    const std::string rd = fmt::format("{}/ranks/{}", dir, r);
-    fs::create_directories(rd);
-    specs.push_back({{o.worker, "--program", dir + "/job.json", "--rank", std::to_string(r),
-                      "--store-addr", L.rank_address(device0), "--store-port", std::to_string(port),
-                      "--bind-addr", L.rank_address(dev), "--steps", std::to_string(steps), "--out", rd,
-                      "--threads", std::to_string(s.emulation.torch_threads), "--seed",
-                      std::to_string(s.seed), "--collectives", collectives,
-                      // Peers wait longer than the launcher's stall limit, so the launcher names
-                      // the stuck rank before its peers time out on it.
-                      "--timeout", fmt::format("{}", 2 * o.timeout_s + 5), "--progress", rd + "/progress.bin"},
-                     L.rank_namespace(dev), rd + "/stdout.txt", rd + "/stderr.txt", rd + "/progress.bin"});
+// Throws InputError for nccl on CPU workers (a flag against the scenario; the scenario alone is
+// refused by its loader), or when the worker says it cannot (asked only for cuda or nccl:
+// worker_capabilities.hpp); returns the GPUs the worker sees (0 when not asked).
+int check_worker_needs(const Scenario& s, const EmulateOptions& o, const WorkerNeeds& n) {
+  if (n.collectives == "nccl" && n.device != "cuda") {
+    if (n.collectives_key == "--collectives")
+      throw InputError(fmt::format("--collectives nccl: needs device cuda (the run's device is {}, from {}; "
+                                   "expected --device cuda, or --collectives p2p or gloo)", n.device, n.device_key));
+    throw InputError(fmt::format("--device {}: {}'s emulation.collectives is nccl, which needs device cuda "
+                                 "(expected --device cuda, or --collectives p2p or gloo)", n.device, s.path));
   }
-  return specs;
+  if (!needs_capability_probe(n)) return 0;
+  const WorkerCapabilities c = probe_worker_capabilities(o.worker);
+  require_worker_capabilities(c, o.worker, n);
+  return c.cuda_devices;
+}
+
+WorkerNeeds worker_needs(const Scenario& s, const EmulateOptions& o) {
+  WorkerNeeds n;
+  n.device = o.device.empty() ? s.emulation.device : o.device;
+  n.collectives = o.collectives.empty() ? s.emulation.collectives : o.collectives;
+  if (!o.device.empty()) n.device_key = "--device";
+  if (!o.collectives.empty()) n.collectives_key = "--collectives";
+  return n;
 }
 
 SuperviseOptions supervise_options(const Program& p, const Scenario& s, const EmulateOptions& o, int steps) {
@@ -156,7 +162,9 @@ std::string find_worker_executable(const std::string& explicit_path) {
 
 EmulateResult run_emulation(const EmulateOptions& options) {
   const auto t0 = Clock::now();
-  require_network_privileges("geotrain emulate");
+  if (options.unshaped && !options.cluster.empty())
+    throw InputError("--unshaped: given with --cluster (an unshaped run uses no cluster; expected one of the two)");
+  if (!options.unshaped) require_network_privileges("geotrain emulate");
   EmulateOptions o = options;
   o.worker = find_worker_executable(o.worker);
   const Scenario s = load_scenario(o.scenario_path, o.sets);
@@ -165,29 +173,46 @@ EmulateResult run_emulation(const EmulateOptions& options) {
                                  "scheduler (expected identity, random or file)", s.path));
   const Program program = build_program(s);
   const int steps = o.steps > 0 ? o.steps : s.training.steps;
-  const std::string collectives = o.collectives.empty() ? s.emulation.collectives : o.collectives;
+  const WorkerNeeds needs = worker_needs(s, o);
   if (o.warmup >= steps) o.warmup = steps > 1 ? 1 : 0;
   const WorkerJob job = make_worker_job(s, program);  // may refuse the scenario: before any file
+  const int gpus = check_worker_needs(s, o, needs);    // asks the worker: before any file too
   const std::string dir = claim_emu_directory(o.results_root, s.name, o.out);
   results::copy_scenario_file(s.path, dir);
   write_worker_job(job, dir + "/job.json");
 
-  for (const auto& reaped : reap_orphaned_clusters(StateStore()))
-    if (o.on_line) o.on_line(reaped.line());
-  RunCluster cluster(s, o.cluster, o.backend.value_or(s.emulation.delay_backend));
-  if (o.on_line)
-    o.on_line(fmt::format("cluster {}: {} ranks, subnet {}, backend {}{}", cluster.record().cluster,
-                          cluster.record().ranks, cluster.record().subnet, cluster.record().backend,
-                          cluster.owned() ? "" : " (borrowed)"));
-  const std::string links_off = o.skip_linktest ? "not checked" : check_links(s, cluster, o, dir);
+  std::unique_ptr<RunCluster> cluster;
+  if (o.unshaped) {
+    if (o.on_line)
+      o.on_line(fmt::format("unshaped: {} workers on {} in this network namespace; links NOT shaped, no link test",
+                            program.world_size, kLoopbackAddress));
+    if (!s.bandwidth_changes.empty())
+      log::warning(kLog, "network.bandwidth_changes: not applied (--unshaped: no links to change)");
+  } else {
+    for (const auto& reaped : reap_orphaned_clusters(StateStore()))
+      if (o.on_line) o.on_line(reaped.line());
+    cluster = std::make_unique<RunCluster>(s, o.cluster, o.backend.value_or(s.emulation.delay_backend));
+    if (o.on_line)
+      o.on_line(fmt::format("cluster {}: {} ranks, subnet {}, backend {}{}", cluster->record().cluster,
+                            cluster->record().ranks, cluster->record().subnet, cluster->record().backend,
+                            cluster->owned() ? "" : " (borrowed)"));
+  }
+  const std::string links_off = o.unshaped        ? "not shaped (--unshaped)"
+                                : o.skip_linktest ? "not checked"
+                                                  : check_links(s, *cluster, o, dir);
   throw_if_interrupted();
 
-  auto specs = worker_specs(s, program, cluster, o, dir, steps, collectives);
+  const WorkerNetwork net{cluster ? &cluster->layout() : nullptr};
+  const int device0 = program.device_of_rank.at(0);
+  WorkerRunFlags flags{o.worker, dir + "/job.json", steps, s.emulation.torch_threads, s.seed, o.timeout_s,
+                       needs.device, needs.collectives, 0};
+  if (gpus > 0) flags.ranks_per_gpu = (program.world_size + gpus - 1) / gpus;  // ranks r, r + gpus, ... share GPU r
+  auto specs = make_worker_specs(program, net, flags, dir, free_port_in(net.netns(device0), net.address(device0)));
   std::vector<std::string> progress_paths;
   for (const auto& w : specs) progress_paths.push_back(w.progress_path);
   WorkerSet workers(std::move(specs));
   // Declared after the cluster: on any unwind it restores the rates while the namespaces exist.
-  BandwidthChanger changer(plan_bandwidth_changes(s, cluster.layout()), progress_paths);
+  BandwidthChanger changer(cluster ? plan_bandwidth_changes(s, cluster->layout()) : BandwidthPlan{}, progress_paths);
   workers.start();
   changer.start();
   SuperviseResult sup = workers.supervise(supervise_options(program, s, o, steps));
@@ -196,11 +221,16 @@ EmulateResult run_emulation(const EmulateOptions& options) {
     sup.ok = false;
     sup.failure = "bandwidth change: " + failure;
   }
-  nlohmann::ordered_json extra = {{"cluster", cluster.record().cluster},
-                                  {"cluster_owned", cluster.owned()},
-                                  {"delay_backend", cluster.record().backend},
+  const std::string network = o.unshaped ? kUnshapedNetwork : kShapedNetwork;
+  const WorkerTransport transport = worker_transport(needs.collectives);
+  nlohmann::ordered_json extra = {{"network", network},
+                                  {"cluster", cluster ? cluster->record().cluster : ""},
+                                  {"cluster_owned", cluster ? cluster->owned() : false},
+                                  {"delay_backend", cluster ? cluster->record().backend : "none"},
                                   {"steps", steps},
-                                  {"collectives", collectives},
+                                  {"collectives", needs.collectives},
+                                  {"device", needs.device},
+                                  {"backend", transport.backend},
                                   {"links_off", links_off},
                                   {"worker", o.worker},
                                   {"exit_status", sup.exit_status},
@@ -211,8 +241,9 @@ EmulateResult run_emulation(const EmulateOptions& options) {
     results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
     throw Error(fmt::format("{} (run directory {})", sup.failure, dir));
   }
-  const auto left = cluster.remove();
-  if (!left.empty()) throw Error(fmt::format("teardown left namespaces: {}", fmt::join(left, " ")));
+  if (cluster)
+    if (const auto left = cluster->remove(); !left.empty())
+      throw Error(fmt::format("teardown left namespaces: {}", fmt::join(left, " ")));
 
   const RankMeasurements m = read_rank_measurements(dir + "/ranks", program.world_size);
   const double training_s = training_span_s(m);
@@ -225,7 +256,9 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   EmulateResult res;
   res.dir = dir;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const auto summary = write_run_results(s, program, dir, m, {o.warmup, res.wall_s, sup.wall_s, collectives, "emu", usable_cpus()});
+  const SummaryInputs in{o.warmup,      res.wall_s,        sup.wall_s, needs.collectives, "emu", usable_cpus(),
+                         needs.device, transport.backend, network};
+  const auto summary = write_run_results(s, program, dir, m, in);
   extra["wall_s"] = res.wall_s;
   results::write_result_text(dir + "/manifest.json", emu_manifest(s, o.sets, extra).dump(2) + "\n");
   res.iteration_time_s = summary["iteration_time_s"].get<double>();

@@ -20,7 +20,12 @@ struct EmulateOptions {
   std::string out;                // "" = <results_root>/<scenario>/emu/<NNN>
   std::string results_root = "results";
   std::string cluster;            // "" = build a cluster for this run, else use this running one
-  std::string collectives;        // "" = emulation.collectives of the scenario
+  std::string collectives;        // "" = emulation.collectives of the scenario (p2p | gloo | nccl)
+  std::string device;             // "" = emulation.device of the scenario (cpu | cuda)
+  // No cluster: every worker in the launcher's own network namespace on 127.0.0.1, links not
+  // shaped, no link test, no root needed (for machines that allow no namespaces or tc; the
+  // results say "network": "unshaped (loopback)" and `geotrain compare` warns about them).
+  bool unshaped = false;
   double timeout_s = 60;          // a run with no op started for this long has hung
   std::optional<DelayBackend> backend;  // none = emulation.delay_backend
   bool skip_linktest = false;     // debugging only
@@ -43,7 +48,8 @@ struct EmulateResult {
   bool bytes_fixed = false;    // false: run-time decisions (gossip, partial reduce) set the bytes
 };
 
-// Throws InputError before creating anything (no root, bad scenario, no worker executable),
+// Throws InputError before creating anything (no root, bad scenario, no worker executable, a
+// worker that cannot run the device or collectives asked for: worker_capabilities.hpp),
 // Error when the run fails (the message names the rank and the op); in both cases nothing of the
 // cluster it built and no worker process is left.
 EmulateResult run_emulation(const EmulateOptions& options);

@@ -13,6 +13,7 @@
 #include "sim/results/ops_csv_writer.hpp"
 #include "sim/results/result_file.hpp"
 #include "sim/results/trace_writer.hpp"
+#include "sim/workload/straggler_schedule.hpp"
 
 namespace geotrain::emu {
 
@@ -68,7 +69,9 @@ void write_trace(const Program& program, const RankMeasurements& m, std::ostream
 }
 
 std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup,
-                                           const std::vector<double>& slowdown_of_rank) {
+                                           const std::vector<double>& slowdown_of_rank,
+                                           const StragglerSpec& stragglers) {
+  const StragglerSchedule schedule(stragglers);
   std::vector<ProfileSample> out;
   for (int r = 0; r < program.world_size; ++r) {
     // The profile is device-neutral: the simulator multiplies it by each device's slowdown again.
@@ -77,9 +80,15 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
     for (const RankOpRow* row : ordered(m.ops[static_cast<std::size_t>(r)])) {
       if (row->step < warmup) continue;
       const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row->op));
+      const auto* c = op.as<ComputeOp>();
+      if (!c) continue;
+      // The worker sleeps the seeded straggler draw inside the op's measured time, before the
+      // work (interpreter.cpp); the simulator sleeps the same draw on top of the profiled time
+      // (rank_actor.cpp), so the profile holds the work alone, not the sleep a second time.
+      const double sleep_s = schedule.sleep_s(r, row->step, row->op, op);
+      const double work_s = std::max(0.0, row->end_s - row->start_s - sleep_s);
       // CPU time is not divided: the worker's slowdown is a sleep, which uses none.
-      if (const auto* c = op.as<ComputeOp>())
-        out.push_back({*c, (row->end_s - row->start_s) / slowdown, row->cpu_s, {r, row->step, row->op}});
+      out.push_back({*c, work_s / slowdown, row->cpu_s, {r, row->step, row->op}});
     }
   }
   return out;
@@ -96,8 +105,8 @@ nlohmann::ordered_json write_run_results(const Scenario& s, const Program& progr
   std::vector<double> slowdown_of_rank;
   for (int d : program.device_of_rank) slowdown_of_rank.push_back(s.devices.at(static_cast<std::size_t>(d)).slowdown);
   const auto host = host_cpu_figures(m, in.warmup, in.host_cores);
-  write_compute_profile(dir + "/compute_profile.json",
-                        summarize_samples(profile_samples(program, m, in.warmup, slowdown_of_rank)),
+  const auto samples = profile_samples(program, m, in.warmup, slowdown_of_rank, s.stragglers);
+  write_compute_profile(dir + "/compute_profile.json", summarize_samples(samples),
                         s.model.preset, device.profile, host ? &*host : nullptr);
   auto summary = emu_summary_json(s, program, m, figures, in);
   results::write_result_text(dir + "/summary.json", summary.dump(2) + "\n");

@@ -130,6 +130,9 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
   j["warmup_iterations"] = in.warmup;
   j["steady_iterations"] = steady;
   j["collectives"] = in.collectives;
+  j["device"] = in.device;
+  j["backend"] = in.backend;
+  if (!in.network.empty()) j["network"] = in.network;
   j["host_cores"] = in.host_cores;
   j["torch_threads"] = scenario.emulation.torch_threads;
   j["iteration_time_s"] = t;

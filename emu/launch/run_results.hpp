@@ -55,21 +55,28 @@ double median_iteration_time(const std::vector<StepFigures>& steps, int warmup,
 void write_ops_csv(const Program& program, const RankMeasurements& m, std::ostream& out);
 void write_trace(const Program& program, const RankMeasurements& m, std::ostream& out);
 
-// Compute op durations of the steps after `warmup`, for summarize_samples().
-// Compute op durations after the warm-up, each divided by its rank's device slowdown (a
-// profile of the undelayed work; the simulator applies the slowdown itself).
+// Compute op durations of the steps after `warmup`, for summarize_samples(): each less the
+// seeded straggler sleep the worker took inside it (`stragglers`, the scenario's), then divided
+// by its rank's device slowdown (a profile of the undelayed work; the simulator applies the
+// sleep and the slowdown itself).
 std::vector<ProfileSample> profile_samples(const Program& program, const RankMeasurements& m, int warmup,
-                                           const std::vector<double>& slowdown_of_rank = {});
+                                           const std::vector<double>& slowdown_of_rank = {},
+                                           const StragglerSpec& stragglers = {});
 
 struct SummaryInputs {
   int warmup = 1;
   double wall_s = 0;        // whole command, including network bring-up
   double workers_wall_s = 0;
-  std::string collectives;  // p2p | gloo
+  std::string collectives;  // p2p | gloo | nccl (the run's emulation.collectives)
   std::string executor = "emu";  // emu | real: summary.json's format is geotrain-<executor>-summary
   // CPUs the ranks shared (emulate: all ranks on this machine); 0 when each rank had its own
   // machine (real run). compare's host-cores model reads it.
   int host_cores = 0;
+  std::string device = "cpu";      // cpu | cuda: where the workers trained
+  std::string backend = "gloo";    // gloo | nccl: the transport of their process groups
+  // How the ranks' links were made: emulate's "shaped (network namespaces)" or "unshaped
+  // (loopback)" (worker_specs.hpp); real run's "real hosts". compare warns about unshaped runs.
+  std::string network = "";
 };
 nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program& program,
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,

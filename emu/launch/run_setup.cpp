@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -87,7 +88,8 @@ int free_port_in(const std::string& netns, const std::string& address) {
   // setns changes only the calling thread: a short-lived thread keeps the launcher where it is.
   std::thread([&] {
     try {
-      NetnsGuard guard(netns);
+      std::optional<NetnsGuard> guard;  // "" = the launcher's own namespace (--unshaped)
+      if (!netns.empty()) guard.emplace(netns);
       const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
       sockaddr_in a{};
       a.sin_family = AF_INET;

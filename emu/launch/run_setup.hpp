@@ -51,7 +51,8 @@ class RunCluster {
   bool removed_ = false;
 };
 
-// A port nothing listens on at `address` inside namespace `netns` (bind to port 0 there).
+// A port nothing listens on at `address` inside namespace `netns` (bind to port 0 there; "" =
+// the launcher's own namespace).
 int free_port_in(const std::string& netns, const std::string& address);
 
 }  // namespace geotrain::emu

@@ -48,6 +48,7 @@ void WorkerSet::start() {
     process::ChildSpec c;
     c.argv = s.argv;
     c.netns = s.netns;
+    c.env = s.env;  // the rest of the environment is the launcher's
     c.die_with_parent = true;  // the launcher died (even kill -9): so does the worker
     // Ctrl-C reaches the launcher only; it decides how workers stop.
     c.group = process::Group::own_group;

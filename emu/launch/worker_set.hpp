@@ -20,6 +20,7 @@ struct WorkerSpec {
   std::string netns;              // "" = the launcher's own namespace
   std::string stdout_path, stderr_path;
   std::string progress_path;      // created (zeroed) before the start
+  std::vector<std::string> env = {};  // "NAME=value" added to (or replacing in) the launcher's environment
 };
 
 struct SuperviseOptions {

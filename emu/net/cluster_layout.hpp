@@ -13,6 +13,9 @@
 namespace geotrain::emu {
 
 inline constexpr const char* kNamespacePrefix = "gt-";
+// The interface of each rank namespace (its end of the veth to the hub), where its traffic is
+// shaped.
+inline constexpr const char* kRankInterface = "eth0";
 
 // An IPv4 prefix such as 10.200.0.0/16.
 struct Ipv4Subnet {

@@ -39,6 +39,10 @@ class GptStage {
   torch::Tensor backward(int mb, int lb, int le, const torch::Tensor& output_grad,
                          double loss_weight);
 
+  // Drops micro-batch `mb`'s activations without a backward (geotrain-worker --profile times
+  // forward ops alone).
+  void discard(int mb) { live_.erase(mb); }
+
   std::vector<torch::Tensor>& parameters() { return params_; }
   torch::Tensor& flat_grad() { return flat_grad_; }  // every parameter's .grad is a view of it
   std::int64_t parameter_count() const { return flat_grad_.numel(); }

@@ -27,6 +27,9 @@ EnvironmentList nccl_environment(const std::string& interface, int rank, bool ra
       // ("Duplicate GPU detected"); a distinct NCCL_HOSTID per process makes every rank a host of
       // its own, so ranks sharing a GPU are accepted and pick the socket transport between them.
       {"NCCL_HOSTID", "geotrain-rank-" + std::to_string(rank)},
+      // NCCL 2.30 compares GPU UUIDs instead of (host hash, bus id), which a host id no longer
+      // gets past; this turns that check off (older NCCLs ignore the variable).
+      {"NCCL_MULTI_RANK_GPU_ENABLE", "1"},
   });
   return env;
 }

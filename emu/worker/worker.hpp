@@ -32,6 +32,13 @@ struct WorkerOptions {
 // ops.csv, iterations.csv and worker.json (see README.md).
 void run_worker(const WorkerJob& job, const WorkerOptions& options);
 
+// `--profile REQUEST`: no cluster, no network. Builds each requested op's stage on the device
+// (one at a time), times every requested Compute op (profile_ops.hpp) with synthetic batches or
+// random activations of the right shape, and writes profile_times.json into out_dir. Prints one
+// progress line per stage on stdout. Throws InputError for a bad request or a CUDA stage that
+// does not fit in the GPU's free memory (both figures).
+void run_op_profile(const WorkerJob& job, const std::string& request_path, const WorkerOptions& options);
+
 // `--capabilities`: one JSON line (LibTorch version, CUDA, NCCL, Gloo, the visible GPUs).
 std::string worker_capabilities_json();
 

@@ -12,10 +12,12 @@
 int main(int argc, char** argv) {
   using namespace geotrain;
   CLI::App app{"geotrain-worker: executes one rank's Program with LibTorch (Gloo on CPU, NCCL on GPU)"};
-  std::string job_path, collectives = "p2p", log_spec = "warning";
+  std::string job_path, collectives = "p2p", log_spec = "warning", profile_path;
   bool capabilities = false;
   WorkerOptions o;
   app.add_flag("--capabilities", capabilities, "print what this worker can run (one JSON line) and exit");
+  app.add_option("--profile", profile_path, "time the Compute ops this request names (geotrain profile), "
+                 "in this process, no cluster; writes profile_times.json to --out");
   auto* program = app.add_option("--program", job_path, "worker job JSON (Program + model + training)");
   auto* rank = app.add_option("--rank", o.rank, "this worker's rank in the Program");
   app.add_option("--store-addr", o.store_addr, "address of rank 0's TCPStore");
@@ -45,14 +47,16 @@ int main(int argc, char** argv) {
     std::cout << worker_capabilities_json() << std::endl;
     return 0;
   }
-  if (program->count() == 0 || rank->count() == 0) {
-    std::cerr << "geotrain-worker: error: --program and --rank are required (or --capabilities)\n";
+  if (program->count() == 0 || (rank->count() == 0 && profile_path.empty())) {
+    std::cerr << "geotrain-worker: error: --program and --rank are required (or --program and --profile, "
+                 "or --capabilities)\n";
     return 2;
   }
   o.library_collectives = collectives == "gloo";
   try {
     log::configure(log_spec);
-    run_worker(read_worker_job(job_path), o);
+    if (!profile_path.empty()) run_op_profile(read_worker_job(job_path), profile_path, o);
+    else run_worker(read_worker_job(job_path), o);
   } catch (const InputError& e) {
     for (const auto& p : e.problems()) std::cerr << "geotrain-worker: error: " << p << '\n';
     return 2;

@@ -74,6 +74,8 @@ RunFiles read_measured_run(const std::string& dir) {
   RunFiles r = read_common(dir, j);
   r.executor = results::summary_executor(j);
   r.collectives = j.value("collectives", "");
+  r.device = j.value("device", "");
+  r.network = j.value("network", "");
   r.host_cores = j.value("host_cores", 0);
   r.torch_threads = j.value("torch_threads", 0);
   r.warmup = j.value("warmup_iterations", 0);

@@ -29,7 +29,11 @@ struct RunFiles {
   int steady_iterations = 0;
   int total_iterations = 0;
   std::vector<results::OpRecord> ops;
-  std::string collectives;  // measured: "p2p" or "gloo" (how the worker ran collectives); empty if unknown
+  std::string collectives;  // measured: "p2p", "gloo" or "nccl" (how the worker ran collectives); empty if unknown
+  std::string device;       // measured: "cpu" or "cuda"; empty if unknown (runs before GPU support: cpu)
+  // measured: how its links were made ("shaped (network namespaces)", "unshaped (loopback)": emulate
+  // --unshaped, whose links were not shaped); empty if unknown
+  std::string network;
   std::string executor;     // measured: "emu" (geotrain emulate) or "real" (geotrain real run)
   int host_cores = 0;       // measured: CPUs all ranks shared (emulate); 0: unknown or one machine each
   int torch_threads = 0;    // measured: torch threads per worker; 0: unknown

@@ -19,7 +19,28 @@ namespace sg4 = simgrid::s4u;
 namespace geotrain::engine {
 
 CollectiveAlgorithm modelled_algorithm(const CollectiveOp& op, const EngineSettings& settings) {
-  return settings.library_collectives ? CollectiveAlgorithm::library : op.algorithm;
+  if (settings.library_collectives) return CollectiveAlgorithm::library;
+  if (!settings.nccl_collectives || op.algorithm != CollectiveAlgorithm::library) return op.algorithm;
+  // NCCL's own collective (the worker on --backend nccl runs `library` ops with it), as the
+  // Program schedule closest to what NCCL does over its socket transport between hosts: its ring
+  // for all-reduce, reduce-scatter and all-gather (the same bytes per member, 2 (n-1)/n of the
+  // buffer for all-reduce; NCCL's tree algorithm, which its tuner may pick for small messages
+  // over many nodes, is not followed), point-to-point to and from the root for gather and scatter
+  // (how ProcessGroupNCCL implements them), and a binomial tree for broadcast and reduce (NCCL
+  // pipelines them along a ring: the same bytes, other latency terms).
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::allgather:
+      return CollectiveAlgorithm::ring;
+    case CollectiveKind::gather:
+    case CollectiveKind::scatter:
+      return CollectiveAlgorithm::direct;
+    case CollectiveKind::broadcast:
+    case CollectiveKind::reduce:
+      return CollectiveAlgorithm::tree;
+  }
+  return op.algorithm;
 }
 
 bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings) {

@@ -6,12 +6,15 @@
 //    message by message (schedule_replay.hpp), the same steps the emulator's worker runs.
 //  - algorithm `library` (or every collective, with emulation.collectives: gloo): Gloo's own
 //    algorithm as the worker's LibTorch runs it, segments and two-in-flight window included
-//    (sim/program/gloo_algorithms.hpp, replayed by gloo_replay.hpp).
+//    (sim/program/gloo_algorithms.hpp, replayed by gloo_replay.hpp). With emulation.collectives:
+//    nccl, algorithm `library` is NCCL's own and is modelled by the closest Program schedule
+//    (modelled_algorithm: ring for all-reduce).
 #include "sim/engine/sim_context.hpp"
 
 namespace geotrain::engine {
 
-// The algorithm the emulator would run for `op`: library for all under library_collectives.
+// The algorithm the emulator would run for `op`: library for all under library_collectives; for
+// NCCL's library collectives, the Program schedule that models them.
 CollectiveAlgorithm modelled_algorithm(const CollectiveOp& op, const EngineSettings& settings);
 bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSettings& settings);
 

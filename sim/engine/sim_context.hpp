@@ -44,6 +44,8 @@ struct EngineSettings {
   bool buffered_sends = false;
   // emulation.collectives == gloo: the worker runs every collective with Gloo's own algorithm.
   bool library_collectives = false;
+  // emulation.collectives == nccl: algorithm `library` is NCCL's own (modelled_algorithm).
+  bool nccl_collectives = false;
   StragglerSpec stragglers;  // seeded sleeps before forward/backward ops (straggler_schedule.hpp)
 };
 

@@ -56,6 +56,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.rendezvous = s.simulation.rendezvous;
   e.buffered_sends = s.simulation.buffered_sends;
   e.library_collectives = s.emulation.collectives == "gloo";
+  e.nccl_collectives = s.emulation.collectives == "nccl";
   e.stragglers = s.stragglers;
   return e;
 }

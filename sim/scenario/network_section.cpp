@@ -1,14 +1,17 @@
-// network: exactly one of a DT-FM preset, a regions model or an explicit matrix.
+// network: exactly one of a DT-FM preset, a regions model, an explicit matrix or a table of
+// measured links (measured_network.hpp).
 //   network: {case: 5, intra_delay: 5ms}
 //   network: {regions: {intra: {delay: 5ms, bandwidth: 2Gbps},
 //                       pairs: [{between: [Oregon, Tokyo], delay: 96ms, bandwidth: 0.523Gbps}]}}
 //   network: {matrix: {delay: [[0, 10ms], [10ms, 0]], bandwidth: matrix_bw.csv}}
+//   network: {measured: skyplane_2022, measured_fill: nearest}
 // Common keys: delays_are (one-way | rtt), tcp_buffer (socket buffer size, default 64MiB),
 // bandwidth_changes (bandwidth_changes_section.cpp).
 #include <fmt/format.h>
 
 #include "sim/common/did_you_mean.hpp"
 #include "sim/scenario/matrix_reader.hpp"
+#include "sim/scenario/measured_network.hpp"
 #include "sim/scenario/sections.hpp"
 #include "sim/topology/city_table.hpp"
 #include "sim/topology/dtfm_cases.hpp"
@@ -130,17 +133,20 @@ void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regi
                    Scenario& out) {
   if (!s.present()) {
     if (s.given()) return;
-    ctx.diag.error(0, "network", "missing section (expected case: 1..5, regions: or matrix:)");
+    ctx.diag.error(0, "network", "missing section (expected case: 1..5, regions:, matrix: or measured:)");
     return;
   }
   const auto case_id = s.integer("case", 1, 5);
   const bool has_regions = s.has("regions");
   const bool has_matrix = s.has("matrix");
-  const int given = (s.has("case") ? 1 : 0) + (has_regions ? 1 : 0) + (has_matrix ? 1 : 0);
+  const bool has_measured = s.has("measured");
+  const int given = (s.has("case") ? 1 : 0) + (has_regions ? 1 : 0) + (has_matrix ? 1 : 0) +
+                    (has_measured ? 1 : 0);
   if (given != 1)
     ctx.diag.error(s.line(), "network",
-                   given == 0 ? "names no network (expected one of case, regions, matrix)"
-                              : "gives more than one of case, regions, matrix (expected exactly one)");
+                   given == 0 ? "names no network (expected one of case, regions, matrix, measured)"
+                              : "gives more than one of case, regions, matrix, measured (expected "
+                                "exactly one)");
   const auto delays_are = s.choice("delays_are", {"one-way", "rtt"}, "delay convention");
   if (auto buffer = s.bytes("tcp_buffer", ranges::kTcpBuffer)) out.tcp_buffer_bytes = *buffer;
   const YAML::Node bandwidth_changes = s.raw("bandwidth_changes");
@@ -151,6 +157,7 @@ void parse_network(Context& ctx, YamlSection s, const DeviceRegions& device_regi
   else s.child("regions");
   if (has_matrix && given == 1) parse_matrix(ctx, s.child("matrix"), device_regions, out);
   else s.child("matrix");
+  parse_measured(ctx, s, device_regions, out, has_measured && given == 1);
   s.finish();
   // Tables like DT-FM's list measured round-trip times when delays_are: rtt; the model is one-way.
   if (delays_are && *delays_are == "rtt") out.network = out.network.scaled(1.0, 0.5);

@@ -9,7 +9,7 @@
 //                host_cores: 0,
 //                host_background_cores: 0}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,
-//                torch_threads: 1, collectives: p2p | gloo,
+//                torch_threads: 1, collectives: p2p | gloo | nccl, device: cpu | cuda,
 //                congestion_control: reno | bbr}
 //   stragglers: {probability: 0.1, sleep: 100ms, seed: 7}
 #include <fmt/format.h>
@@ -139,8 +139,17 @@ void parse_emulation(Context& ctx, YamlSection s, Scenario& out) {
                       : *b == "netem" ? DelayBackend::netem
                                       : DelayBackend::nfqueue;
   if (auto t = s.integer("torch_threads", 1, 256)) e.torch_threads = static_cast<int>(*t);
-  if (auto c = s.choice("collectives", {"p2p", "gloo"}, "collective implementation"))
+  const auto device = s.choice("device", {"cpu", "cuda"}, "worker device");
+  if (device) e.device = *device;
+  if (auto c = s.choice("collectives", {"p2p", "gloo", "nccl"}, "collective implementation")) {
     e.collectives = *c;
+    // NCCL moves tensors between GPUs only: a CPU worker has nothing it could send.
+    // (An unknown device was reported already: not again through this key.)
+    if (*c == "nccl" && e.device != "cuda" && (device || !s.has("device")))
+      ctx.diag.error(s.line_of("collectives"), "emulation.collectives", *c,
+                     fmt::format("needs emulation.device: cuda (the device is {}; expected collectives p2p "
+                                 "or gloo on CPU workers)", e.device));
+  }
   if (auto c = s.choice("congestion_control", {"reno", "bbr"}, "TCP congestion control"))
     e.congestion_control = *c;
   s.finish();

@@ -125,7 +125,11 @@ struct EmulationSpec {
   double delay_scale = 1;
   DelayBackend delay_backend = DelayBackend::auto_detect;
   int torch_threads = 1;
-  std::string collectives = "p2p";  // p2p: the Program's algorithm from send/recv; gloo: library
+  // p2p: the Program's algorithm from send/recv over Gloo; gloo: Gloo's own collectives; nccl:
+  // the Program's algorithm from send/recv over NCCL (needs device cuda).
+  std::string collectives = "p2p";
+  // Where each worker trains: cpu, or cuda (one GPU per worker process; ranks may share one).
+  std::string device = "cpu";
   // The rank namespaces' default TCP congestion control. reno (default): loss-free, long-lived
   // connections behave like Linux's default cubic (cubic itself is not allowed outside the host
   // namespace here); bbr: this host's default, whose bandwidth estimate on bursty app-limited
@@ -165,6 +169,9 @@ struct Scenario {
 
   Topology network = Topology::regional({"all"}, {0}, {{0, 1}}, {{0, 0}});
   std::string network_source;  // "DT-FM case 5", "regions", "matrix"
+  // network.measured_fill: nearest: each pair the table lacked, "A -> B from C -> D (file:line:
+  // figures)", for `geotrain check`.
+  std::vector<std::string> filled_pairs;
   double tcp_buffer_bytes = 64.0 * 1024 * 1024;  // socket buffer: simulator window, emulator sysctls
   // network.bandwidth_changes in file order (resolved by sim/topology/bandwidth_schedule.hpp).
   std::vector<BandwidthChangeSpec> bandwidth_changes;

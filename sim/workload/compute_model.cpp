@@ -56,6 +56,7 @@ struct ComputeModel::Impl {
   // the entry and the time of that execution.
   std::vector<int> measured_steps;
   std::map<std::tuple<int, int, int>, std::pair<std::size_t, double>> measured_at;
+  bool planned = false;  // the profile has measured_at (geotrain profile): exact entries only
 
   // The time `site`'s op took in the measured step drawn for its iteration, if recorded there.
   std::optional<double> measured_step_time(const ProfileMatch& m, const ComputeSite& site) const {
@@ -101,8 +102,18 @@ struct ComputeModel::Impl {
 
 ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Impl>()) {
   impl_->scenario = scenario;
-  if (!scenario.simulation.compute_profile.empty())
-    impl_->entries = read_compute_profile(scenario.simulation.compute_profile, scenario);
+  const std::string& file = scenario.simulation.compute_profile;
+  if (!file.empty()) {
+    // Checked before the entries: another model's layer ranges would fail as bad fields.
+    if (const auto at = read_profile_measured_at(file)) {
+      if (const auto diff = measured_at_mismatch(*at, scenario); !diff.empty())
+        throw InputError(fmt::format("simulation.compute_profile: {} was measured for {} (expected a profile "
+                                     "of this scenario's model: geotrain profile {})",
+                                     file, diff, scenario.path.empty() ? "SCENARIO" : scenario.path));
+      impl_->planned = true;
+    }
+    impl_->entries = read_compute_profile(file, scenario);
+  }
   // CPU times first: a sampled run then draws from the CPU samples.
   if (scenario.simulation.host_cores > 0) use_cpu_times(scenario.simulation.compute_profile);
   if (scenario.simulation.compute_variance != ComputeVariance::median) {
@@ -146,6 +157,35 @@ void ComputeModel::use_cpu_times(const std::string& file) {
 ComputeModel::~ComputeModel() = default;
 ComputeModel::ComputeModel(ComputeModel&&) noexcept = default;
 ComputeModel& ComputeModel::operator=(ComputeModel&&) noexcept = default;
+
+void ComputeModel::require_entries(const Program& program) const {
+  if (!impl_->planned) return;
+  const auto describe = [](ComputeKind kind, int begin, int end, double sequences) {
+    std::string s = fmt::format("{} of layers [{}, {})", to_string(kind), begin, end);
+    if (sequences > 0) s += fmt::format(" with {:g} sequences", sequences);
+    return s;
+  };
+  std::vector<std::string> missing;
+  for (const auto& ops : program.ranks)
+    for (const auto& op : ops) {
+      const auto* c = op.as<ComputeOp>();
+      if (!c) continue;
+      const auto m = impl_->match(*c);
+      if (m && m->exact) continue;
+      const auto what = describe(c->kind, c->layer_begin, c->layer_end, c->sequences);
+      if (std::find(missing.begin(), missing.end(), what) == missing.end()) missing.push_back(what);
+    }
+  if (missing.empty()) return;
+  std::string has;
+  for (const auto& e : impl_->entries)
+    has += (has.empty() ? "" : ", ") + describe(e.kind, e.layer_begin, e.layer_end, e.sequences);
+  throw InputError(fmt::format(
+      "simulation.compute_profile: {} has no entry for {}{} (it has: {}; expected a profile of this "
+      "scenario's stages and micro-batches: geotrain profile {})",
+      impl_->scenario.simulation.compute_profile, missing.front(),
+      missing.size() > 1 ? fmt::format(" and {} more op(s)", missing.size() - 1) : "", has,
+      impl_->scenario.path.empty() ? "SCENARIO" : impl_->scenario.path));
+}
 
 double ComputeModel::seconds(const ComputeOp& op, int device) const {
   const Scenario& sc = impl_->scenario;

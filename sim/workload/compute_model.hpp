@@ -6,6 +6,8 @@
 // With simulation.compute_variance: sampled, a profiled op's time is drawn from its measured
 // samples per (rank, iteration, op index) instead, and under compute_variance: steps from one
 // measured step per iteration, all ranks together (compute_sampler.hpp).
+// A profile made beforehand by `geotrain profile` (it has measured_at) is refused at construction
+// when the scenario's model or optimizer differs from what it was measured for.
 #include <memory>
 #include <string>
 
@@ -28,6 +30,12 @@ class ComputeModel {
   // profile entry's samples, scaled as the median would be; under steps the time the site's
   // (rank, op) took in its iteration's drawn measured step; otherwise seconds(op, device).
   double seconds(const ComputeOp& op, int device, const ComputeSite& site) const;
+
+  // A planned profile (one with measured_at, written by `geotrain profile`) must time every
+  // Compute op of the Program by its own entry: throws InputError naming the first op it has no
+  // entry for and the entries it has. Nothing to check for the device model or an emulator's
+  // profile, which keep the nearest-entry fallback.
+  void require_entries(const Program& program) const;
 
  private:
   void use_cpu_times(const std::string& file);

@@ -34,6 +34,18 @@ std::optional<ComputeKind> kind_named(const std::string& s) {
   return std::nullopt;
 }
 
+const char* profile_optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd:
+      return "sgd";
+    case Optimizer::adam:
+      return "adam";
+    case Optimizer::adamw:
+      return "adamw";
+  }
+  return "adam";
+}
+
 double derived_flops(const Scenario& sc, const ProfileEntry& e) {
   switch (e.kind) {
     case ComputeKind::forward:
@@ -167,8 +179,37 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
   return entries;
 }
 
+ProfileMeasuredAt measured_at_of(const Scenario& sc) {
+  ProfileMeasuredAt m;
+  m.layers = sc.model.layers, m.d_model = sc.model.d_model, m.heads = sc.model.heads;
+  m.seq_len = sc.model.seq_len, m.vocab = sc.model.vocab;
+  m.dtype = dtype_name(sc.model.dtype);
+  m.optimizer = profile_optimizer_name(sc.training.optimizer);
+  return m;
+}
+
+std::string measured_at_mismatch(const ProfileMeasuredAt& m, const Scenario& sc) {
+  const ProfileMeasuredAt want = measured_at_of(sc);
+  std::vector<std::string> diffs;
+  const auto number = [&](const char* key, int had, int has) {
+    if (had != has) diffs.push_back(fmt::format("{} {}, the scenario has {}", key, had, has));
+  };
+  number("layers", m.layers, want.layers);
+  number("d_model", m.d_model, want.d_model);
+  number("heads", m.heads, want.heads);
+  number("seq_len", m.seq_len, want.seq_len);
+  number("vocab", m.vocab, want.vocab);
+  if (m.dtype != want.dtype) diffs.push_back(fmt::format("dtype {}, the scenario has {}", m.dtype, want.dtype));
+  if (m.optimizer != want.optimizer)
+    diffs.push_back(fmt::format("optimizer {}, the scenario has {}", m.optimizer, want.optimizer));
+  std::string out;
+  for (const auto& d : diffs) out += (out.empty() ? "" : "; ") + d;
+  return out;
+}
+
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
-                                 const std::string& device_profile, const ProfileHost* host) {
+                                 const std::string& device_profile, const ProfileHost* host,
+                                 const ProfileMeasuredAt* measured_at) {
   json ops = json::array();
   for (const auto& e : entries) {
     json op{{"kind", to_string(e.kind)},
@@ -201,14 +242,33 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
                    {"busy_core_s", host->busy_core_s},
                    {"compute_core_s", host->compute_core_s},
                    {"background_cores", host->background_cores}};
+  if (measured_at) {
+    const ProfileMeasuredAt& m = *measured_at;
+    doc["measured_at"] = {{"by", m.by},
+                          {"model",
+                           {{"layers", m.layers},
+                            {"d_model", m.d_model},
+                            {"heads", m.heads},
+                            {"seq_len", m.seq_len},
+                            {"vocab", m.vocab},
+                            {"dtype", m.dtype}}},
+                          {"optimizer", m.optimizer},
+                          {"device", m.device},
+                          {"torch_threads", m.torch_threads},
+                          {"torch", m.torch},
+                          {"host", m.host},
+                          {"date", m.date},
+                          {"repeat", m.repeat},
+                          {"warmup", m.warmup}};
+  }
   return doc.dump(1) + "\n";
 }
 
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
                            const std::string& model, const std::string& device_profile,
-                           const ProfileHost* host) {
+                           const ProfileHost* host, const ProfileMeasuredAt* measured_at) {
   std::ofstream out(path);
-  out << compute_profile_json(entries, model, device_profile, host);
+  out << compute_profile_json(entries, model, device_profile, host, measured_at);
   if (!out) throw SystemError("write " + path, errno, "cannot write the compute profile");
 }
 
@@ -252,6 +312,56 @@ std::optional<ProfileHost> read_profile_host(const std::string& path) {
   host.compute_core_s = field("compute_core_s");
   host.background_cores = field("background_cores");
   return host;
+}
+
+std::optional<ProfileMeasuredAt> read_profile_measured_at(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open compute profile", path));
+  const json doc = json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("measured_at")) return std::nullopt;
+  const json& m = doc["measured_at"];
+  const json model = m.is_object() && m.contains("model") ? m["model"] : json();
+  std::vector<std::string> problems;
+  const auto integer = [&](const json& obj, const char* prefix, const char* key, int& out) {
+    if (obj.is_object() && obj.contains(key) && obj[key].is_number_integer() && obj[key].get<long long>() > 0 &&
+        obj[key].get<long long>() <= 1'000'000'000) {
+      out = obj[key].get<int>();
+      return;
+    }
+    problems.push_back(fmt::format("{}: measured_at.{}{} = {}: expected an integer > 0", path, prefix, key,
+                                   obj.is_object() && obj.contains(key) ? obj[key].dump() : "missing"));
+  };
+  const auto text = [&](const json& obj, const char* prefix, const char* key, std::string& out) {
+    if (obj.is_object() && obj.contains(key) && obj[key].is_string()) {
+      out = obj[key].get<std::string>();
+      return;
+    }
+    problems.push_back(fmt::format("{}: measured_at.{}{} = {}: expected a string", path, prefix, key,
+                                   obj.is_object() && obj.contains(key) ? obj[key].dump() : "missing"));
+  };
+  ProfileMeasuredAt r;
+  integer(model, "model.", "layers", r.layers);
+  integer(model, "model.", "d_model", r.d_model);
+  integer(model, "model.", "heads", r.heads);
+  integer(model, "model.", "seq_len", r.seq_len);
+  integer(model, "model.", "vocab", r.vocab);
+  text(model, "model.", "dtype", r.dtype);
+  text(m, "", "optimizer", r.optimizer);
+  // Informational: read when present.
+  if (m.is_object()) try {
+    r.by = m.value("by", r.by);
+    r.device = m.value("device", "");
+    r.torch = m.value("torch", "");
+    r.host = m.value("host", "");
+    r.date = m.value("date", "");
+    r.torch_threads = m.value("torch_threads", 0);
+    r.repeat = m.value("repeat", 0);
+    r.warmup = m.value("warmup", 0);
+  } catch (const json::exception& e) {
+    problems.push_back(fmt::format("{}: measured_at: {}", path, e.what()));
+  }
+  if (!problems.empty()) throw InputError(problems);
+  return r;
 }
 
 }  // namespace geotrain

@@ -12,13 +12,21 @@
 // kind: forward | backward | optimizer | other; [layer_begin, layer_end) in the scenario's model;
 // sequences per op (0 or absent for the optimizer); flops optional when reading (derived from the
 // scenario's model for forward/backward/optimizer, required for other); median_s is what the
-// simulator uses, samples_s keeps the raw measurements. Times are for a device with slowdown 1.
+// simulator uses, samples_s keeps the raw measurements. Times are for a device with slowdown 1
+// and without the seeded straggler sleeps (the simulator applies both itself).
 // Optional cpu_median_s / cpu_samples_s: the CPU time the worker's thread used in each execution
 // (the op's duration with a core to itself); the host-cores model (simulation.host_cores) runs
 // them on the emulation host's shared cores instead of using the wall times above.
 // Optional sample_sites: [[rank, step, op], ...], one per sample (same order): where in the
 // measured run each execution happened (rank, step, op index in that rank's Program), which
 // compute_variance: steps draws by (whole measured steps, all ranks together).
+// Optional measured_at (written by `geotrain profile`, a plan made before any run): what the
+// profile was measured at, so one device's profile serves every scenario with the same stage
+// shapes: {"by": "geotrain profile", "model": {"layers", "d_model", "heads", "seq_len", "vocab",
+// "dtype"}, "optimizer", "device", "torch_threads", "torch", "host", "date", "repeat", "warmup"}.
+// A profile with it is strict: the scenario's model must match and every Compute op of the
+// Program needs its own entry (ComputeModel::require_entries); one without it (the emulator's)
+// keeps the nearest-entry fallback. Files without it load as before (version stays 1).
 #include <cmath>
 #include <optional>
 #include <string>
@@ -72,17 +80,40 @@ struct ProfileHost {
   double background_cores = 0;
 };
 
+// What a planned profile was measured at (measured_at above).
+struct ProfileMeasuredAt {
+  std::string by = "geotrain profile";
+  int layers = 0, d_model = 0, heads = 0, seq_len = 0, vocab = 0;
+  std::string dtype;      // the scenario's model dtype ("fp16"); the worker computes in fp32
+  std::string optimizer;  // sgd | adam | adamw
+  std::string device;     // "cpu" or "cuda:0 (<the GPU's name>)"
+  int torch_threads = 0;
+  std::string torch;  // LibTorch version
+  std::string host;   // the CPU's model name (/proc/cpuinfo)
+  std::string date;   // UTC, ISO 8601
+  int repeat = 0, warmup = 0;
+};
+
+// The measured_at of a scenario's model and optimizer (device, host and the rest left empty).
+ProfileMeasuredAt measured_at_of(const Scenario& scenario);
+// "" when the scenario has the model and optimizer `m` was measured for, else what differs:
+// "d_model 256, the scenario has 512" (several joined by "; ").
+std::string measured_at_mismatch(const ProfileMeasuredAt& m, const Scenario& scenario);
+
 // Groups samples by (kind, stage, layer range, sequences), in first-seen order; each entry gets
 // the median (mean of the two middle values for an even count) and its samples in order, with
 // their sites when every sample has one.
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples);
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
-                                 const std::string& device_profile, const ProfileHost* host = nullptr);
+                                 const std::string& device_profile, const ProfileHost* host = nullptr,
+                                 const ProfileMeasuredAt* measured_at = nullptr);
 // Throws SystemError when the file cannot be written.
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
                            const std::string& model, const std::string& device_profile,
-                           const ProfileHost* host = nullptr);
+                           const ProfileHost* host = nullptr, const ProfileMeasuredAt* measured_at = nullptr);
+// The profile's "measured_at" object, if it has one (throws InputError when it is malformed).
+std::optional<ProfileMeasuredAt> read_profile_measured_at(const std::string& path);
 // The profile's "host" object, if it has one (throws InputError when it is malformed).
 std::optional<ProfileHost> read_profile_host(const std::string& path);
 

@@ -21,6 +21,7 @@
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 #include "sim/scenario/model_spec.hpp"
+#include "sim/workload/straggler_schedule.hpp"
 
 // Names here stay this file's own: the unity build compiles it with its neighbours.
 namespace results_test {
@@ -175,6 +176,56 @@ TEST_CASE("results: ops.csv in the simulator's columns, trace events, compute pr
   for (std::size_t r = 0; r < slowdown.size(); ++r) slowdown[r] = static_cast<double>(r + 1);
   for (const auto& e : summarize_samples(profile_samples(p, m, 1, slowdown)))
     CHECK(e.median_s == Approx(0.004));  // 0.004 (r + 1) / (r + 1)
+}
+
+// Issue 31: the worker sleeps the seeded straggler draw inside a Compute op's measured time
+// (interpreter.cpp), and the simulator sleeps the same draw on top of the profiled time
+// (rank_actor.cpp); the profile must hold the work alone, or every straggler sleeps twice.
+TEST_CASE("results: the compute profile leaves out the straggler sleeps the worker took", "[launch]") {
+  const Scenario s = load_scenario(kScenarios + "diloco_timeout_3.yaml", {});
+  REQUIRE(s.stragglers.probability == 0.2);
+  REQUIRE(s.stragglers.sleep_s == 0.15);
+  const Program p = build_program(s);
+  const int steps = 6;
+  const auto dir = write_rank_files(p, s, steps, "stragglers");
+  auto m = read_rank_measurements(dir, p.world_size);
+  // As the worker times an op: the straggler sleep, then the work (0.004 (r + 1) s) at the
+  // device's slowdown (the worker sleeps (slowdown - 1) x the work after it).
+  const StragglerSchedule schedule(s.stragglers);
+  int slept = 0;  // sleeps in the profiled steps (after the warm-up step)
+  const auto time_ops = [&](double slowdown) {
+    slept = 0;
+    for (int r = 0; r < p.world_size; ++r)
+      for (auto& row : m.ops[static_cast<std::size_t>(r)]) {
+        const Op& op = p.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row.op));
+        if (!op.as<ComputeOp>()) continue;
+        const double sleep = schedule.sleep_s(r, row.step, row.op, op);
+        slept += sleep > 0 && row.step >= 1;
+        row.end_s = row.start_s + sleep + slowdown * 0.004 * (r + 1);
+      }
+  };
+  time_ops(1);
+  REQUIRE(slept >= 5);  // the seeded draws do put sleeps into the profiled steps
+  // The run's compute_profile.json (emulate and real run write it) holds the work alone: every
+  // entry's samples are 0.004, 0.008 and 0.012 s, as many of each, whether or not the op slept.
+  write_run_results(s, p, dir, m, {1, 10, 9, "p2p"});
+  const auto entries = read_compute_profile(dir + "/compute_profile.json", s);
+  REQUIRE_FALSE(entries.empty());
+  for (const auto& e : entries) {
+    CHECK(e.median_s == Approx(0.008).margin(1e-12));
+    for (double x : e.samples_s) CHECK(x <= 0.012 + 1e-12);
+  }
+  // Without the scenario's stragglers the sleeps stay in (what profiles held before issue 31).
+  int with_sleep = 0;
+  for (const auto& x : profile_samples(p, m, 1))
+    with_sleep += x.seconds > 0.004 * (x.site.rank + 1) + 0.1;
+  CHECK(with_sleep == slept);
+  // On devices twice as slow: the sleep comes off before the slowdown divides.
+  time_ops(2);
+  const std::vector<double> slowdowns(static_cast<std::size_t>(p.world_size), 2.0);
+  const auto samples = profile_samples(p, m, 1, slowdowns, s.stragglers);
+  REQUIRE_FALSE(samples.empty());
+  for (const auto& x : samples) CHECK(x.seconds == Approx(0.004 * (x.site.rank + 1)).margin(1e-12));
 }
 
 }  // namespace results_test

@@ -78,6 +78,21 @@ TEST_CASE("counts take the lowest ranks left after explicit lists and regions", 
   CHECK(h.hosts[3].ranks == std::vector<int>{4, 5, 6});
 }
 
+TEST_CASE("a host's device is cpu unless the file says cuda", "[real][hosts]") {
+  const HostsFile cpu = load_hosts(kSource + "/scenarios/real/hosts.yaml", case5());
+  for (const auto& h : cpu.hosts) CHECK(h.device == "cpu");
+  const HostsFile cuda = load_hosts(kSource + "/scenarios/real/hosts_cuda.yaml", case5());
+  REQUIRE(cuda.hosts.size() == 4);
+  for (const auto& h : cuda.hosts) CHECK(h.device == "cuda");
+  const std::string text = "hosts:\n  - {name: a, address: 10.0.0.1, interface: eth0, ranks: 8, workdir: run, "
+                           "worker: bin/geotrain-worker, device: cuda}\n";
+  CHECK(parse_hosts(text, "h.yaml", case5()).hosts[0].device == "cuda");
+  const std::string bad = "hosts:\n  - {name: a, address: 10.0.0.1, interface: eth0, ranks: 8, workdir: run, "
+                          "worker: bin/geotrain-worker, device: opencl}\n";
+  CHECK(problems(bad, case5()) ==
+        std::vector<std::string>{"h.yaml:2: hosts[0].device = 'opencl': unknown worker device (known: cpu, cuda)"});
+}
+
 TEST_CASE("a hosts file may give a delayer path and no ssh options", "[real][hosts]") {
   const std::string text =
       "hosts:\n  - {name: a, address: 10.0.0.1, interface: eth0, ranks: 8, workdir: /srv/run, "

@@ -160,7 +160,7 @@ TEST_CASE("real plan launches each Program rank on its host with a timeout from 
   CHECK(plan.hosts[3].workers[1].line() ==
         fmt::format("env RANK=6 WORLD_SIZE=8 MASTER_ADDR=192.0.2.10 MASTER_PORT=29611 geotrain/build/geotrain-worker "
                     "--program geotrain-run/job.json --rank 6 --store-addr 192.0.2.10 --store-port 29611 --bind-addr "
-                    "203.0.113.40 --steps 5 --out geotrain-run/ranks/6 --threads 1 --seed 1 --collectives p2p "
+                    "203.0.113.40 --steps 5 --out geotrain-run/ranks/6 --threads 1 --seed 1 --collectives p2p --device cpu "
                     "--timeout {}", expected));
   int workers = 0;
   for (const auto& h : plan.hosts) workers += static_cast<int>(h.workers.size());
@@ -213,7 +213,7 @@ TEST_CASE("geotrain real plan prints the plan and writes it as JSON to --out", "
                                       "' real plan scenarios/emu/case5_8ranks.yaml --hosts scenarios/real/hosts.yaml "
                                       "--json --out '" + out + "' 2>/dev/null");
   REQUIRE(run.status == 0);
-  CHECK(run.out.find("## host europe: ssh ubuntu@gpu-eu.example.org, interface ens5, address 203.0.113.40, ranks 5, 6, 7") !=
+  CHECK(run.out.find("## host europe: ssh ubuntu@gpu-eu.example.org, interface ens5, address 203.0.113.40, device cpu, ranks 5, 6, 7") !=
         std::string::npos);
   std::ifstream f(out);
   const auto j = nlohmann::json::parse(f);
@@ -226,6 +226,38 @@ TEST_CASE("geotrain real plan prints the plan and writes it as JSON to --out", "
   CHECK(j["hosts"][3]["workers"].size() == 3);
   CHECK(j["master"]["addr"] == "192.0.2.10");
   std::filesystem::remove(out);
+}
+
+TEST_CASE("geotrain real plan --backend nccl shows each host's device, the backend and NCCL's launch",
+          "[real][plan]") {
+  const std::string base = std::string("cd '") + GEOTRAIN_SOURCE_DIR + "' && '" + GEOTRAIN_BINARY +
+                           "' real plan scenarios/emu/case5_8ranks.yaml --backend nccl ";
+  const auto run = geotrain::test::sh(base + "--hosts scenarios/real/hosts_cuda.yaml 2>&1");
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  CHECK(run.out.find("\n# backend nccl: every process group over NCCL on each host's GPUs") != std::string::npos);
+  CHECK(run.out.find("\n## host us-east: ssh ubuntu@192.0.2.20:2222, interface ens5, address 192.0.2.20, device cuda, "
+                     "ranks 1, 2\n") != std::string::npos);
+  // us-east's second rank: GPU 1 of that host, NCCL on its shaped interface, no InfiniBand.
+  CHECK(run.out.find("\nenv RANK=2 WORLD_SIZE=8 MASTER_ADDR=192.0.2.10 MASTER_PORT=29500 NCCL_SOCKET_IFNAME=ens5 "
+                     "NCCL_IB_DISABLE=1 geotrain/build/geotrain-worker --program geotrain-run/job.json --rank 2 "
+                     "--store-addr 192.0.2.10 --store-port 29500 --bind-addr 192.0.2.20 --steps 5 --out "
+                     "geotrain-run/ranks/2 --threads 1 --seed 1 --collectives p2p --device cuda --timeout 96 "
+                     "--backend nccl --cuda-device 1\n") != std::string::npos);
+  // The default backend says so too, and the hosts' device is cpu unless the file says otherwise.
+  const auto gloo = geotrain::test::sh(std::string("cd '") + GEOTRAIN_SOURCE_DIR + "' && '" + GEOTRAIN_BINARY +
+                                       "' real plan scenarios/emu/case5_8ranks.yaml --hosts scenarios/real/hosts.yaml 2>&1");
+  REQUIRE(gloo.status == 0);
+  CHECK(gloo.out.find("\n# backend gloo: ") != std::string::npos);
+  CHECK(gloo.out.find(", device cpu, ranks 1, 2\n") != std::string::npos);
+  CHECK(gloo.out.find("NCCL_") == std::string::npos);
+  // NCCL on hosts without a GPU: one line naming them, exit 2.
+  const auto refused = geotrain::test::sh(base + "--hosts scenarios/real/hosts.yaml 2>&1");
+  CHECK(refused.status == 2);
+  CHECK(refused.out ==
+        "--backend nccl: scenarios/real/hosts.yaml: host 'oregon' (line 7) has device cpu, host 'us-east' (line 14) has "
+        "device cpu, host 'asia' (line 20) has device cpu, host 'europe' (line 26) has device cpu (expected device: cuda "
+        "on every host: NCCL runs on GPUs; or --backend gloo)\n");
 }
 
 }  // namespace real_plan_test

@@ -262,13 +262,15 @@ TEST_CASE("backend selection: nccl needs CUDA and sets NCCL's interface and the 
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
   }
   const Scenario s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/case5_8ranks.yaml", {});
-  const HostsFile hosts = load_hosts(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/real/hosts.yaml", s);
+  const HostsFile hosts = load_hosts(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/real/hosts_cuda.yaml", s);
   const Program program = build_program(s);
   const RealPlan gloo = make_real_plan(s, program, hosts, {});
+  CHECK(gloo.backend == "gloo");
   RealPlan nccl = gloo;
   apply_backend(nccl, WorkerBackend::gloo);
   CHECK(nccl.hosts[1].workers[0].line() == gloo.hosts[1].workers[0].line());
   apply_backend(nccl, WorkerBackend::nccl);
+  CHECK(nccl.backend == "nccl");
   for (std::size_t h = 0; h < nccl.hosts.size(); ++h) {
     const auto& host = nccl.hosts[h];
     for (std::size_t i = 0; i < host.workers.size(); ++i) {
@@ -286,7 +288,32 @@ TEST_CASE("backend selection: nccl needs CUDA and sets NCCL's interface and the 
   const auto& east = nccl.hosts[1];
   REQUIRE(east.workers.size() == 2);
   CHECK(east.workers[1].line().find("NCCL_SOCKET_IFNAME=ens5 NCCL_IB_DISABLE=1 ") != std::string::npos);
+  CHECK(east.workers[1].line().find(" --device cuda ") != std::string::npos);
   CHECK(east.workers[1].line().find(" --backend nccl --cuda-device 1") != std::string::npos);
+  // A host without a GPU cannot run NCCL: refused, naming it.
+  RealPlan one_cpu = gloo;
+  one_cpu.hosts[2].host.device = "cpu";
+  try {
+    apply_backend(one_cpu, WorkerBackend::nccl);
+    FAIL("nccl on a cpu host was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("--backend nccl: ") == 0);
+    CHECK(std::string(e.what()).find("host 'asia' (line 20) has device cpu (expected device: cuda") != std::string::npos);
+  }
+}
+
+TEST_CASE("backend selection: collectives nccl means --backend nccl over p2p schedules", "[real][run]") {
+  CHECK(resolve_backend("", "p2p") == WorkerBackend::gloo);
+  CHECK(resolve_backend("", "gloo") == WorkerBackend::gloo);
+  CHECK(resolve_backend("", "nccl") == WorkerBackend::nccl);
+  CHECK(resolve_backend("nccl", "p2p") == WorkerBackend::nccl);
+  CHECK_THROWS_AS(resolve_backend("gloo", "nccl"), InputError);
+  Scenario s = load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/case5_8ranks.yaml", {});
+  s.emulation.collectives = "nccl";
+  const HostsFile hosts = load_hosts(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/real/hosts_cuda.yaml", s);
+  const RealPlan plan = make_real_plan(s, build_program(s), hosts, {});
+  // The worker's --collectives is p2p: nccl names the backend, not a worker collectives mode.
+  CHECK(plan.hosts[0].workers[0].line().find(" --collectives p2p --device cuda ") != std::string::npos);
 }
 
 TEST_CASE("real run's ssh: the hosts file's options then keep-alives", "[real][run]") {

@@ -74,7 +74,8 @@ TEST_CASE("worker: unknown device or backend names are flag errors", "[worker][c
   CHECK(worker("--backend mpi").status != 0);
   const auto no_program = sh(kWorker + " --rank 0 2>&1");
   CHECK(no_program.status == 2);
-  CHECK(no_program.out == "geotrain-worker: error: --program and --rank are required (or --capabilities)\n");
+  CHECK(no_program.out == "geotrain-worker: error: --program and --rank are required (or --program and --profile, "
+                          "or --capabilities)\n");
 }
 
 }  // namespace worker_device_test

@@ -1,0 +1,184 @@
+#include "emu/profile/profile_run.hpp"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "emu/launch/emulate.hpp"
+#include "emu/profile/host_facts.hpp"
+#include "emu/worker/profile_ops.hpp"
+#include "emu/worker/rank_plan.hpp"
+#include "emu/worker/stage_memory.hpp"
+#include "emu/worker/worker_job.hpp"
+#include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
+#include "sim/process/child_process.hpp"
+#include "sim/process/exit_status.hpp"
+#include "sim/results/run_directory.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+#include "sim/strategies/strategy_registry.hpp"
+#include "sim/workload/compute_profile.hpp"
+
+namespace geotrain::profile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kProfileGiB = 1024.0 * 1024 * 1024;
+
+// A folder of its own under the temp folder for the job, the request and the worker's answer;
+// removed when the run ends, however it ends.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "geotrain-profile-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw SystemError("mkdtemp " + pattern, errno, "cannot create a temp folder");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string worker_path(const std::string& given) {
+  try {
+    return emu::find_worker_executable(given);
+  } catch (const InputError& e) {  // its words name `geotrain emulate`; the fix is the same
+    std::string line = e.problems().empty() ? e.what() : e.problems().front();
+    if (line.rfind("geotrain emulate:", 0) == 0) line = "geotrain profile:" + line.substr(17);
+    throw InputError(line);
+  }
+}
+
+// The CPU holds the stage (weights, gradients, optimizer state, activations) in its memory; the
+// CUDA context the estimate adds is not there. The worker checks a GPU's free memory itself.
+void check_host_memory(const WorkerJob& job, const std::vector<ProfileOpSite>& sites) {
+  const auto available = available_memory_bytes();
+  if (!available) return;  // no /proc/meminfo: nothing to judge by
+  std::set<int> ranks;
+  for (const auto& s : sites) ranks.insert(s.rank);
+  for (const int rank : ranks) {
+    const auto plan = make_rank_plan(job.program, rank, job.model.layers);
+    StageMemory need = estimate_stage_memory(job, plan);
+    need.overhead = 0;
+    if (need.total() <= *available) continue;
+    throw InputError(fmt::format(
+        "geotrain profile: stage {} (layers [{}, {})) needs about {:.2f} GiB of host memory (weights {:.2f}, "
+        "gradients {:.2f}, optimizer {:.2f}, outer {:.2f}, activations {:.2f}) but {:.2f} GiB are available "
+        "(MemAvailable, /proc/meminfo; a smaller model or micro-batch would fit)",
+        plan.stage, plan.layer_begin, plan.layer_end, need.total() / kProfileGiB, need.weights / kProfileGiB,
+        need.gradients / kProfileGiB, need.optimizer / kProfileGiB, need.outer / kProfileGiB,
+        need.activations / kProfileGiB, *available / kProfileGiB));
+  }
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Runs the worker: its progress lines go to our stdout, its errors to a file we read back.
+void run_worker_profile(const std::vector<std::string>& argv, const std::string& err_path) {
+  process::ChildSpec spec;
+  spec.argv = argv;
+  spec.die_with_parent = true;
+  spec.err = process::Stream::file(err_path);
+  const int code = process::ChildProcess::start(spec).wait();
+  if (code == 0) return;
+  auto lines = lines_of(err_path);
+  if (code == 2 && !lines.empty()) throw InputError(lines);  // the worker's refusal, as it words it
+  std::string tail;
+  for (std::size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n  " + lines[i];
+  throw Error(fmt::format("geotrain profile: {} ended with {}{}", process::command_line(argv),
+                          process::describe_exit(code, argv.front()), tail));
+}
+
+}  // namespace
+
+ProfileResult run_profile(const ProfileOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string worker = worker_path(o.worker);
+  const Scenario s = load_scenario(o.scenario_path, o.sets);
+  std::error_code ec;
+  if (!o.out.empty() && fs::exists(o.out, ec))
+    throw InputError(fmt::format("geotrain profile: --out {}: already exists (expected a new file: a profile is "
+                                 "never overwritten)", o.out));
+  // A results path that would leave its root is refused before minutes of profiling.
+  if (o.out.empty()) path_under(o.results, {s.name, "profile"}, "name");
+  // Which device holds which stage does not change any op: the scheduler's placement is not needed.
+  Scenario shapes = s;
+  if (shapes.placement.kind == PlacementKind::scheduler) shapes.placement.kind = PlacementKind::identity;
+  const Program program = build_program(shapes);
+  const WorkerJob job = make_worker_job(s, program);
+  ProfileRequest request;
+  request.repeat = o.repeat;
+  request.warmup = o.warmup;
+  request.ops = distinct_compute_ops(program);
+  if (request.ops.empty()) throw InputError(fmt::format("geotrain profile: {}: the Program has no Compute op", s.path));
+  if (o.device == "cpu") check_host_memory(job, request.ops);
+  const int threads = o.threads > 0 ? o.threads : s.emulation.torch_threads;
+
+  std::set<int> ranks;
+  for (const auto& site : request.ops) ranks.insert(site.rank);
+  ScratchDir scratch;
+  const std::string job_path = scratch.path() + "/job.json", request_path = scratch.path() + "/request.json";
+  write_worker_job(job, job_path);
+  write_profile_request(request, request_path);
+  run_worker_profile({worker, "--profile", request_path, "--program", job_path, "--out", scratch.path(), "--device",
+                      o.device, "--threads", std::to_string(threads), "--seed", std::to_string(s.seed)},
+                     scratch.path() + "/worker.err");
+  const ProfileTimes times = read_profile_times(scratch.path() + "/profile_times.json", program);
+
+  std::vector<ProfileSample> samples;
+  for (const auto& t : times.ops) {
+    const auto& op = *program.ranks.at(static_cast<std::size_t>(t.site.rank))
+                          .at(static_cast<std::size_t>(t.site.op))
+                          .as<ComputeOp>();
+    for (std::size_t k = 0; k < t.samples_s.size(); ++k) {
+      ProfileSample sample{op, t.samples_s[k], std::nan(""), {}};
+      if (k < t.cpu_samples_s.size()) sample.cpu_seconds = t.cpu_samples_s[k];
+      samples.push_back(sample);
+    }
+  }
+  const auto entries = summarize_samples(samples);
+  ProfileMeasuredAt at = measured_at_of(s);
+  at.device = times.device;
+  at.torch_threads = times.threads;
+  at.torch = times.torch;
+  at.host = cpu_model_name();
+  at.date = utc_now_iso8601();
+  at.repeat = o.repeat;
+  at.warmup = o.warmup;
+
+  std::string path;
+  if (o.out.empty()) {
+    path = results::claim_run_directory(o.results, s.name, "profile") + "/compute_profile.json";
+  } else {
+    path = o.out;
+    if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent);
+  }
+  write_compute_profile(path, entries, s.model.preset, times.device, nullptr, &at);
+  return {path, entries.size(), static_cast<int>(ranks.size()),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+}  // namespace geotrain::profile

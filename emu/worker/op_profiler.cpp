@@ -1,0 +1,211 @@
+// geotrain-worker --profile: times the Compute ops `geotrain profile` asks for, in this one
+// process, without a cluster. Each op runs as the interpreter runs it (interpreter.cpp): the same
+// GptStage and StageState on the same ComputeDevice, the first stage's batch read from the
+// synthetic language inside the op's time, the device synchronized before the op ends; a later
+// stage's input activation or output gradient is a random tensor of the shape a Recv would bring
+// ([sequences, seq_len, d_model]), made before the clock starts.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <torch/version.h>
+
+#include "emu/worker/compute_device.hpp"
+#include "emu/worker/cuda/cuda_runtime.hpp"
+#include "emu/worker/markov_source.hpp"
+#include "emu/worker/profile_ops.hpp"
+#include "emu/worker/rank_plan.hpp"
+#include "emu/worker/stage_memory.hpp"
+#include "emu/worker/stage_state.hpp"
+#include "emu/worker/worker.hpp"
+#include "sim/common/error.hpp"
+
+namespace geotrain {
+
+namespace {
+
+double profiler_thread_cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double profiler_wall_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One stage (a representative rank's) and what timing its ops needs.
+class StageProfiler {
+ public:
+  StageProfiler(const WorkerJob& job, const WorkerOptions& o, const ComputeDevice& device, int rank)
+      : job_(job),
+        device_(device),
+        ops_(job.program.ranks.at(static_cast<std::size_t>(rank))),
+        plan_(make_rank_plan(job.program, rank, job.model.layers)),
+        state_(job, plan_, rank, o.seed, device.compute()),
+        source_(job.model.vocab, job.markov_successors, o.seed),
+        pseudo_gradient_(ops_.size(), false) {
+    // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (as the interpreter).
+    const auto phase = pseudo_gradient_phase(ops_);
+    for (std::size_t i = 0; i < ops_.size(); ++i) pseudo_gradient_[i] = phase[i] && (i == 0 || !phase[i - 1]);
+  }
+
+  const RankPlan& plan() const { return plan_; }
+
+  // warmup untimed runs, then `repeat` timed ones.
+  ProfileOpTimes time(const ProfileOpSite& site, int warmup, int repeat) {
+    const auto& c = *ops_.at(static_cast<std::size_t>(site.op)).as<ComputeOp>();
+    ProfileOpTimes t{site, {}, {}};
+    for (int i = 0; i < warmup + repeat; ++i) {
+      const auto [wall, cpu] = run_once(site.op, c);
+      if (i < warmup) continue;
+      t.samples_s.push_back(wall);
+      t.cpu_samples_s.push_back(cpu);
+    }
+    return t;
+  }
+
+ private:
+  // Interpreter::batch's tokens and next-token targets for `sequences` sequences, on the device.
+  std::pair<torch::Tensor, torch::Tensor> batch(int sequences) {
+    const int S = job_.model.seq_len;
+    auto tokens = torch::empty({sequences, S}, torch::kLong);
+    auto targets = torch::empty({sequences, S}, torch::kLong);
+    auto* tk = tokens.data_ptr<std::int64_t>();
+    auto* tg = targets.data_ptr<std::int64_t>();
+    for (int j = 0; j < sequences; ++j) {
+      const auto seq = source_.sequence(next_sequence_++, S + 1);
+      std::copy(seq.begin(), seq.end() - 1, tk + static_cast<std::ptrdiff_t>(j) * S);
+      std::copy(seq.begin() + 1, seq.end(), tg + static_cast<std::ptrdiff_t>(j) * S);
+    }
+    return {tokens.to(device_.compute()), targets.to(device_.compute())};
+  }
+
+  torch::Tensor activation(int sequences) const {
+    return torch::randn({sequences, job_.model.seq_len, job_.model.d_model},
+                        torch::TensorOptions().device(device_.compute()));
+  }
+
+  // The op's input as the interpreter has it: tokens (layer 0) inside the op, else a received
+  // activation, made now.
+  struct Inputs {
+    torch::Tensor input, targets;
+  };
+  Inputs inputs(const ComputeOp& c, int sequences, bool inside_op) {
+    Inputs in;
+    const bool last = c.layer_end == job_.model.layers;
+    if (c.layer_begin == 0) {
+      if (inside_op) std::tie(in.input, in.targets) = batch(sequences);
+    } else {
+      if (!inside_op) in.input = activation(sequences);
+      if (inside_op && last) in.targets = batch(sequences).second;
+    }
+    return in;
+  }
+
+  std::pair<double, double> run_once(int index, const ComputeOp& c) {
+    const int L = job_.model.layers;
+    const int sequences = c.micro_batch >= 0 && c.sequences > 0 ? plan_.micro_batch(c.micro_batch).sequences : 0;
+    auto& stage = state_.model();
+    Inputs before;
+    torch::Tensor grad;
+    if (c.kind == ComputeKind::forward) {
+      before = inputs(c, sequences, false);
+    } else if (c.kind == ComputeKind::backward) {
+      // The forward it needs, untimed, and the output gradient a Recv would bring.
+      auto in = inputs(c, sequences, false);
+      const auto also = inputs(c, sequences, true);
+      stage.forward(0, c.layer_begin, c.layer_end, c.layer_begin == 0 ? also.input : in.input, also.targets);
+      if (c.layer_end < L) grad = activation(sequences);
+    } else if (c.kind == ComputeKind::outer_optimizer || pseudo_gradient_.at(static_cast<std::size_t>(index))) {
+      if (!round_started_) state_.begin_round();
+      round_started_ = true;
+    }
+    device_.synchronize();
+    const double cpu0 = profiler_thread_cpu_s();
+    const double wall0 = profiler_wall_s();
+    if (c.kind == ComputeKind::forward) {
+      auto in = inputs(c, sequences, true);
+      auto out = stage.forward(0, c.layer_begin, c.layer_end, c.layer_begin == 0 ? in.input : before.input,
+                               in.targets);
+      if (c.layer_end == L) (void)out.item<double>();
+    } else if (c.kind == ComputeKind::backward) {
+      const double weight = static_cast<double>(sequences) / plan_.replica_sequences;
+      stage.backward(0, c.layer_begin, c.layer_end, grad, weight);
+    } else if (c.kind == ComputeKind::optimizer) {
+      state_.optimizer_step();
+    } else if (c.kind == ComputeKind::outer_optimizer) {
+      state_.outer_step();
+    } else if (pseudo_gradient_.at(static_cast<std::size_t>(index))) {
+      state_.pseudo_gradient();
+    }  // else `other` with nothing to compute in the worker (interpreter.cpp)
+    device_.synchronize();
+    const double wall = profiler_wall_s() - wall0;
+    const double cpu = profiler_thread_cpu_s() - cpu0;
+    stage.discard(0);
+    return {wall, cpu};
+  }
+
+  const WorkerJob& job_;
+  const ComputeDevice& device_;
+  const std::vector<Op>& ops_;
+  RankPlan plan_;
+  StageState state_;
+  MarkovSource source_;
+  std::vector<bool> pseudo_gradient_;
+  std::uint64_t next_sequence_ = 0;
+  bool round_started_ = false;
+};
+
+// A CUDA stage must fit in the GPU's free memory (the CPU's is checked by geotrain profile).
+void check_profile_memory(const WorkerJob& job, const ComputeDevice& device,
+                          const std::map<int, std::vector<ProfileOpSite>>& by_rank) {
+  if (!device.cuda()) return;
+  const auto memory = cuda_rt::memory(device.compute().index());
+  for (const auto& [rank, sites] : by_rank) {
+    const auto plan = make_rank_plan(job.program, rank, job.model.layers);
+    if (const auto problem = stage_fit_problem(estimate_stage_memory(job, plan),
+                                               static_cast<double>(memory.free_bytes), 1, device.describe());
+        !problem.empty())
+      throw InputError(fmt::format("stage {} (layers [{}, {})): {}", plan.stage, plan.layer_begin, plan.layer_end,
+                                   problem));
+  }
+}
+
+}  // namespace
+
+void run_op_profile(const WorkerJob& job, const std::string& request_path, const WorkerOptions& options) {
+  const ProfileRequest request = read_profile_request(request_path, job.program);
+  const ComputeDevice device(options.device, options.cuda_device, Transport::gloo, 0);
+  std::map<int, std::vector<ProfileOpSite>> by_rank;
+  for (const auto& site : request.ops) by_rank[site.rank].push_back(site);
+  check_profile_memory(job, device, by_rank);
+  torch::set_num_threads(options.threads);
+  torch::manual_seed(options.seed);
+  ProfileTimes times{device.describe(), TORCH_VERSION, options.threads, {}};
+  fmt::print("profiling {} Compute op(s) of {} stage(s) on {}, {} torch thread(s), {} warm-up + {} timed run(s) each\n",
+             request.ops.size(), by_rank.size(), times.device, options.threads, request.warmup, request.repeat);
+  std::fflush(stdout);
+  std::size_t done = 0;
+  for (const auto& [rank, sites] : by_rank) {
+    const double start = profiler_wall_s();
+    StageProfiler stage(job, options, device, rank);
+    for (const auto& site : sites) times.ops.push_back(stage.time(site, request.warmup, request.repeat));
+    done += sites.size();
+    const auto& p = stage.plan();
+    fmt::print("stage {} (rank {}, layers [{}, {})): {} op(s) x {} runs in {:.2f} s  ({}/{} ops)\n", p.stage, rank,
+               p.layer_begin, p.layer_end, sites.size(), request.warmup + request.repeat,
+               profiler_wall_s() - start, done, request.ops.size());
+    std::fflush(stdout);
+  }
+  write_profile_times(times, options.out_dir + "/profile_times.json");
+}
+
+}  // namespace geotrain
