@@ -1,5 +1,6 @@
 #include "emu/worker/host_cpu.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -27,6 +28,12 @@ double host_busy_cpu_s() {
   std::string line;
   if (!std::getline(in, line)) return std::nan("");
   return busy_cpu_s_of(line, static_cast<double>(::sysconf(_SC_CLK_TCK)));
+}
+
+double thread_cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 }  // namespace geotrain

@@ -16,4 +16,9 @@ double host_busy_cpu_s();
 // softirq steal ..."), in ticks of `ticks_per_s`; NaN when the line does not parse.
 double busy_cpu_s_of(const std::string& cpu_line, double ticks_per_s);
 
+// CPU seconds the calling thread has used. The worker runs torch on one thread
+// (emulation.torch_threads: 1 is what compare's host-cores model assumes), so a Compute op's
+// share is its uncontended duration (interpreter.cpp, op_profiler.cpp).
+double thread_cpu_s();
+
 }  // namespace geotrain

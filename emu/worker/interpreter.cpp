@@ -1,7 +1,5 @@
 #include "emu/worker/interpreter.hpp"
 
-#include <time.h>
-
 #include <cmath>
 #include <thread>
 
@@ -15,15 +13,6 @@
 namespace geotrain {
 
 namespace {
-
-// CPU seconds this thread has used. The worker runs torch on one thread (emulation.torch_threads:
-// 1 is what compare's host-cores model assumes), so a Compute op's share is its uncontended
-// duration.
-double thread_cpu_s() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 std::string kind_name(const Op& op) {
   if (const auto* c = op.as<ComputeOp>()) return json_name(c->kind);

@@ -4,8 +4,6 @@
 // synthetic language inside the op's time, the device synchronized before the op ends; a later
 // stage's input activation or output gradient is a random tensor of the shape a Recv would bring
 // ([sequences, seq_len, d_model]), made before the clock starts.
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +20,7 @@
 #include "emu/worker/markov_source.hpp"
 #include "emu/worker/profile_ops.hpp"
 #include "emu/worker/rank_plan.hpp"
+#include "emu/worker/host_cpu.hpp"
 #include "emu/worker/stage_memory.hpp"
 #include "emu/worker/stage_state.hpp"
 #include "emu/worker/worker.hpp"
@@ -30,12 +29,6 @@
 namespace geotrain {
 
 namespace {
-
-double profiler_thread_cpu_s() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 double profiler_wall_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -129,7 +122,7 @@ class StageProfiler {
       round_started_ = true;
     }
     device_.synchronize();
-    const double cpu0 = profiler_thread_cpu_s();
+    const double cpu0 = thread_cpu_s();
     const double wall0 = profiler_wall_s();
     if (c.kind == ComputeKind::forward) {
       auto in = inputs(c, sequences, true);
@@ -148,7 +141,7 @@ class StageProfiler {
     }  // else `other` with nothing to compute in the worker (interpreter.cpp)
     device_.synchronize();
     const double wall = profiler_wall_s() - wall0;
-    const double cpu = profiler_thread_cpu_s() - cpu0;
+    const double cpu = thread_cpu_s() - cpu0;
     stage.discard(0);
     return {wall, cpu};
   }

@@ -220,23 +220,23 @@ TEST_CASE("kill -9 of real probe mid-run leaves no iperf3 on any rig host and no
   const std::string log = rig.dir() + "/probe.log";
   spec.out = spec.err = geotrain::process::Stream::file(log, true);
   auto probe = geotrain::process::ChildProcess::start(spec);
-  // Killed once an iperf3 server and client run (the first round's pair).
+  // Killed once an iperf3 server and its client run (the first round's pair). Judged on one
+  // snapshot of the hosts' processes: a count of matching command lines moves while wrappers
+  // (the tether, timeout) exec, so the loop's answer is the one kept.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  auto iperfs = [&] {
-    int n = 0;
-    for (std::size_t i = 0; i < 3; ++i) {
-      const std::string left = probe_leftovers(rig, i);
-      for (std::size_t at = 0; (at = left.find("iperf3 -", at)) != std::string::npos; ++at) ++n;
-    }
-    return n;
+  auto server_and_client = [&] {
+    std::string all;
+    for (std::size_t i = 0; i < 3; ++i) all += probe_leftovers(rig, i);
+    return all.find("iperf3 -s") != std::string::npos && all.find("iperf3 -c") != std::string::npos;
   };
-  while (iperfs() < 2 && std::chrono::steady_clock::now() < deadline && !probe.try_wait())
+  bool running = false;
+  while (!(running = server_and_client()) && std::chrono::steady_clock::now() < deadline && !probe.try_wait())
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   INFO([&] {
     std::ifstream in(log);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }());
-  REQUIRE(iperfs() >= 2);
+  REQUIRE(running);
   std::this_thread::sleep_for(std::chrono::seconds(2));  // mid-test
   probe.signal(SIGKILL);
   probe.wait();
