@@ -17,10 +17,6 @@ class Diagnostics {
   // A problem not tied to one value (e.g. two sections that disagree).
   void error(int line, const std::string& key_path, const std::string& message);
 
-  // A problem found in another file the scenario reads (a measured-links table), already in
-  // the form "table.csv:LINE: ...".
-  void add(const std::string& line) { lines_.push_back(line); }
-
   bool ok() const { return lines_.empty(); }
   const std::vector<std::string>& lines() const { return lines_; }
   const std::string& file() const { return file_; }

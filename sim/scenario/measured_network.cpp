@@ -184,7 +184,9 @@ void parse_measured(Context& ctx, YamlSection& s, const DeviceRegions& regions, 
   if (!file) return;
   std::vector<std::string> problems;
   const MeasuredTable table = MeasuredTable::read(file->path, file->shown, problems);
-  for (const auto& p : problems) ctx.diag.add(p);
+  // Each table problem (its own file, line and column) hangs off the scenario's line and key, so
+  // every problem names the scenario file first, as all the loader's do.
+  for (const auto& p : problems) ctx.diag.error(line, "network.measured", *value, p);
   if (!problems.empty()) return;
   build_measured_network(
       ctx, table, Request{*value, line, intra, fill.value_or("none") == "nearest"}, regions, out);
