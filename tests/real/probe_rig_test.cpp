@@ -64,8 +64,15 @@ std::string probe_leftovers(const SshRig& rig, std::size_t i) {
   std::string left;
   std::istringstream pids(sh("ip netns pids " + rig.host_netns(i)).out);
   for (std::string pid; std::getline(pids, pid);) {
-    std::ifstream f("/proc/" + pid + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // A process may exit between the listing and the read: reading its cmdline then fails
+    // (ESRCH), and it is not left over.
+    std::string cmdline;
+    try {
+      std::ifstream f("/proc/" + pid + "/cmdline");
+      cmdline.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    } catch (const std::exception&) {
+      continue;
+    }
     for (char& c : cmdline)
       if (c == '\0') c = ' ';
     if (cmdline.find("iperf3") != std::string::npos ||
