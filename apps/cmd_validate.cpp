@@ -1,5 +1,7 @@
 // geotrain validate [--scenarios DIR] [--out DIR] [--only TEXT] [--reuse | --reuse-only] [--seeds K] [--runs N]
 //                   [--runs-if-spread P] [--min-runs N --min-runs-world W]
+// geotrain validate --plan [--profiles DIR] [--profile-repeat K] [--background-cores C]: the error of
+//                   predictions made beforehand (apps/plan_validation.hpp)
 // The validation suite: `geotrain compare` on every scenarios/validation/*.yaml, then
 // results/validation/summary.csv + summary.json (error statistics per network model) and plots.
 // Scenario files are named <variant>__<network>.yaml (e.g. ddp_ring__case5.yaml).
@@ -15,6 +17,7 @@
 #include "apps/child_process.hpp"
 #include "apps/commands.hpp"
 #include "apps/compare_run.hpp"
+#include "apps/plan_validation.hpp"
 #include "sim/common/data_dir.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
@@ -35,6 +38,8 @@ struct ValidateOptions {
   bool reuse_only = false;  // and skip the cases without one
   bool plots = true;
   bool host_cores = false;  // compare --host-cores for every case
+  bool plan = false;        // --plan: predictions from profiles made beforehand (apps/plan_validation.hpp)
+  PlanValidationOptions planning;
   int steps = 0;
   // The suite's rule for runs (scenarios/validation/README.md): 15 predictions per model; five
   // measured runs where they spread by 15 % or more; three, whatever the spread, from 16 ranks.
@@ -166,6 +171,13 @@ bool keep_committed_comparison(const std::string& case_dir, const std::string& p
 
 int run_validate(const ValidateOptions& o) {
   const auto files = suite(o);  // bad --scenarios is refused before anything is created
+  if (o.plan) {
+    PlanValidationOptions p = o.planning;
+    p.cases = files;
+    p.out = o.out;
+    p.seeds = o.ensemble.seeds;
+    return run_plan_validation(p);
+  }
   fs::create_directories(o.out);
   std::string csv;
   SuiteErrors errors;
@@ -241,6 +253,22 @@ void add_validate_command(CLI::App& app, Action& action) {
                 "compare only the cases whose emulation is already there; the others keep their committed comparison.csv");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
   cmd->add_flag("--host-cores", o->host_cores, "predict with the emulation host's shared cores (compare --host-cores)");
+  cmd->add_flag("--plan", o->plan,
+                "judge predictions made beforehand: each case from a profile of geotrain profile (never the judged "
+                "run's), against its committed measurement; writes <out>/plan/");
+  cmd->add_option("--profiles", o->planning.profiles, "--plan: folder of planned profiles, reused by key (default <out>/plan/profiles)");
+  cmd->add_option("--profile-repeat", o->planning.repeat, "--plan: geotrain profile --repeat (default 20)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--profile-warmup", o->planning.warmup, "--plan: geotrain profile --warmup (default 3)")
+      ->check(CLI::Range(0, 10000));
+  cmd->add_option("--profile-min-seconds", o->planning.min_seconds,
+                  "--plan: geotrain profile --min-seconds (default 30: samples over half a minute of the machine)")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--background-cores", o->planning.background_cores,
+                  "--plan: cores taken by the emulator's own work (simulation.host_background_cores; default 0)")
+      ->check(CLI::Range(0.0, 64.0));
+  cmd->add_option("--network-model", o->planning.network_model, "--plan: flow, tcp or both (default both)")
+      ->check(CLI::IsMember({"flow", "tcp", "both"}));
   cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });
 }
 

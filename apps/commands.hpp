@@ -10,6 +10,8 @@ namespace geotrain::cli {
 using Action = std::function<int()>;
 
 void add_check_command(CLI::App& app, Action& action);
+// `geotrain devices` (apps/cmd_devices.cpp): the device library.
+void add_devices_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);

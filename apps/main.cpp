@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
 
   cli::Action action;
   cli::add_check_command(app, action);
+  cli::add_devices_command(app, action);
   cli::add_topology_command(app, action);
   cli::add_simulate_command(app, action);
   cli::add_bench_command(app, action);

@@ -18,14 +18,18 @@
 #include "emu/worker/rank_plan.hpp"
 #include "emu/worker/stage_memory.hpp"
 #include "emu/worker/worker_job.hpp"
+#include "sim/common/did_you_mean.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/safe_path.hpp"
+#include "sim/common/text_rules.hpp"
 #include "sim/process/child_process.hpp"
 #include "sim/process/exit_status.hpp"
 #include "sim/results/run_directory.hpp"
+#include "sim/scenario/device_library.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 #include "sim/workload/compute_profile.hpp"
+#include "sim/workload/device_efficiency.hpp"
 
 namespace geotrain::profile {
 
@@ -112,6 +116,36 @@ void run_worker_profile(const std::vector<std::string>& argv, const std::string&
                           process::describe_exit(code, argv.front()), tail));
 }
 
+// --device-entry: the library device the efficiency is measured against, checked before minutes
+// of profiling; "" without --device-entry.
+std::string device_entry_like(const ProfileOptions& o, const Scenario& s) {
+  if (o.device_entry.empty()) {
+    if (!o.like.empty()) throw InputError("geotrain profile: --like needs --device-entry NAME");
+    return "";
+  }
+  if (const auto problem = identifier_problem(o.device_entry))
+    throw InputError(fmt::format("geotrain profile: --device-entry '{}': {}", printable(o.device_entry), *problem));
+  const auto names = library_device_names();
+  if (!o.like.empty()) {
+    if (library_device(o.like)) return o.like;
+    std::string line = fmt::format("geotrain profile: --like '{}': not in the device library (known: {}",
+                                   printable(o.like), join_names(names));
+    if (const auto close = closest_name(o.like, names)) line += fmt::format("; did you mean '{}'?", *close);
+    throw InputError(line + ")");
+  }
+  const std::string first = s.devices.empty() ? "" : s.devices.front().profile;
+  if (library_device(first)) return first;
+  throw InputError(fmt::format("geotrain profile: --device-entry: the scenario's first device has profile '{}', "
+                               "which is not in the device library (expected --like with one of: {})",
+                               printable(first), join_names(names)));
+}
+
+// device_profile.yaml beside the profile; never overwritten.
+std::string device_fragment_path(const std::string& profile_path) {
+  const fs::path parent = fs::path(profile_path).parent_path();
+  return (parent.empty() ? fs::path(kDeviceProfileFile) : parent / kDeviceProfileFile).string();
+}
+
 }  // namespace
 
 ProfileResult run_profile(const ProfileOptions& o) {
@@ -124,6 +158,11 @@ ProfileResult run_profile(const ProfileOptions& o) {
                                  "never overwritten)", o.out));
   // A results path that would leave its root is refused before minutes of profiling.
   if (o.out.empty()) path_under(o.results, {s.name, "profile"}, "name");
+  const std::string like = device_entry_like(o, s);
+  if (!like.empty() && !o.out.empty() && fs::exists(device_fragment_path(o.out), ec))
+    throw InputError(fmt::format("geotrain profile: {}: already exists (expected a folder without one: "
+                                 "--device-entry writes {} next to --out, never over another)",
+                                 device_fragment_path(o.out), kDeviceProfileFile));
   // Which device holds which stage does not change any op: the scheduler's placement is not needed.
   Scenario shapes = s;
   if (shapes.placement.kind == PlacementKind::scheduler) shapes.placement.kind = PlacementKind::identity;
@@ -132,6 +171,7 @@ ProfileResult run_profile(const ProfileOptions& o) {
   ProfileRequest request;
   request.repeat = o.repeat;
   request.warmup = o.warmup;
+  request.min_seconds = o.min_seconds;
   request.ops = distinct_compute_ops(program);
   if (request.ops.empty()) throw InputError(fmt::format("geotrain profile: {}: the Program has no Compute op", s.path));
   if (o.device == "cpu") check_host_memory(job, request.ops);
@@ -168,6 +208,14 @@ ProfileResult run_profile(const ProfileOptions& o) {
   at.date = utc_now_iso8601();
   at.repeat = o.repeat;
   at.warmup = o.warmup;
+  at.min_seconds = o.min_seconds;
+
+  std::optional<DeviceEfficiency> efficiency;
+  std::optional<std::string> refused;
+  if (!like.empty()) {
+    efficiency = measure_device_efficiency(entries, o.device_entry, like, s.model.dtype);
+    refused = device_efficiency_problem(*efficiency);
+  }
 
   std::string path;
   if (o.out.empty()) {
@@ -176,9 +224,22 @@ ProfileResult run_profile(const ProfileOptions& o) {
     path = o.out;
     if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent);
   }
-  write_compute_profile(path, entries, s.model.preset, times.device, nullptr, &at);
-  return {path, entries.size(), static_cast<int>(ranks.size()),
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+  // The measurements stand whatever the entry: a refused one leaves the profile without it.
+  write_compute_profile(path, entries, s.model.preset, times.device, nullptr, &at,
+                        efficiency && !refused ? &*efficiency : nullptr);
+  if (refused)
+    throw Error(fmt::format("geotrain profile: --device-entry {}: {}; the compute profile is written ({}), without "
+                            "device_efficiency, and no {}",
+                            o.device_entry, *refused, path, kDeviceProfileFile));
+  ProfileResult result{path, entries.size(), static_cast<int>(ranks.size()),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), efficiency, ""};
+  if (efficiency) {
+    result.device_profile_path = device_fragment_path(path);
+    std::ofstream fragment(result.device_profile_path);
+    fragment << device_profile_fragment(*efficiency, at, s.path);
+    if (!fragment) throw SystemError("write " + result.device_profile_path, errno, "cannot write the device profile");
+  }
+  return result;
 }
 
 }  // namespace geotrain::profile

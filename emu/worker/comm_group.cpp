@@ -1,5 +1,7 @@
 #include "emu/worker/comm_group.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
@@ -17,50 +19,34 @@ CommGroupPtr make_comm_group(const c10::intrusive_ptr<c10d::Store>& store, int r
 P2PBatch::P2PBatch(compat::CommGroup& group, Transport transport)
     : group_(group), coalesce_(transport == Transport::nccl && compat::kCanCoalesce) {}
 
-void P2PBatch::recv(torch::Tensor buffer, int peer, int tag) {
+void P2PBatch::add(Transfer t) {
   if (coalesce_) {
-    recvs_.emplace_back(std::move(buffer), peer);
-    recv_tags_.push_back(tag);
+    queued_.push_back(std::move(t));
     return;
   }
-  keep_.push_back(buffer);
-  std::vector<torch::Tensor> v{std::move(buffer)};
-  works_.push_back(group_.recv(v, peer, tag));
+  works_.push_back(post(t));
+  keep_.push_back(std::move(t.buffer));
 }
 
-void P2PBatch::send(torch::Tensor buffer, int peer, int tag) {
-  if (coalesce_) {
-    sends_.emplace_back(std::move(buffer), peer);
-    send_tags_.push_back(tag);
-    return;
-  }
-  keep_.push_back(buffer);
-  std::vector<torch::Tensor> v{std::move(buffer)};
-  works_.push_back(group_.send(v, peer, tag));
+WorkPtr P2PBatch::post(const Transfer& t) {
+  std::vector<torch::Tensor> v{t.buffer};
+  return t.is_send ? group_.send(v, t.peer, t.tag) : group_.recv(v, t.peer, t.tag);
 }
 
 void P2PBatch::wait(std::chrono::milliseconds timeout) {
-  if (coalesce_ && (!recvs_.empty() || !sends_.empty())) {
+  if (coalesce_ && !queued_.empty()) {
+    // Receives before sends, each kind in the order queued (what every peer's batch expects).
+    std::stable_partition(queued_.begin(), queued_.end(), [](const Transfer& t) { return !t.is_send; });
     compat::start_coalescing(group_);
     std::vector<WorkPtr> posted;  // inside a coalesced batch each op's own Work is not waited
-    for (std::size_t i = 0; i < recvs_.size(); ++i) {
-      std::vector<torch::Tensor> v{recvs_[i].first};
-      posted.push_back(group_.recv(v, recvs_[i].second, recv_tags_[i]));
-    }
-    for (std::size_t i = 0; i < sends_.size(); ++i) {
-      std::vector<torch::Tensor> v{sends_[i].first};
-      posted.push_back(group_.send(v, sends_[i].second, send_tags_[i]));
-    }
+    for (const auto& t : queued_) posted.push_back(post(t));
     if (auto batch = compat::end_coalescing(group_)) works_.push_back(batch);
     else works_.insert(works_.end(), posted.begin(), posted.end());
   }
   for (auto& w : works_) w->wait(timeout);
   works_.clear();
   keep_.clear();
-  recvs_.clear();
-  sends_.clear();
-  recv_tags_.clear();
-  send_tags_.clear();
+  queued_.clear();
 }
 
 }  // namespace geotrain

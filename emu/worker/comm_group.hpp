@@ -47,16 +47,23 @@ bool nccl_built();
 class P2PBatch {
  public:
   P2PBatch(compat::CommGroup& group, Transport transport);
-  void recv(torch::Tensor buffer, int peer, int tag);
-  void send(torch::Tensor buffer, int peer, int tag);
+  void recv(torch::Tensor buffer, int peer, int tag) { add({std::move(buffer), peer, tag, false}); }
+  void send(torch::Tensor buffer, int peer, int tag) { add({std::move(buffer), peer, tag, true}); }
   // Posts what is queued (NCCL) and waits for all of it.
   void wait(std::chrono::milliseconds timeout);
 
  private:
+  struct Transfer {
+    torch::Tensor buffer;
+    int peer = 0, tag = 0;
+    bool is_send = false;
+  };
+  void add(Transfer t);  // posted now, or queued until wait (coalesced)
+  WorkPtr post(const Transfer& t);
+
   compat::CommGroup& group_;
   bool coalesce_;
-  std::vector<std::pair<torch::Tensor, int>> recvs_, sends_;  // coalesced: queued until wait
-  std::vector<int> recv_tags_, send_tags_;
+  std::vector<Transfer> queued_;  // coalesced: posted at wait, receives first
   std::vector<WorkPtr> works_;
   std::vector<torch::Tensor> keep_;  // posted buffers, alive until the transfers have completed
 };

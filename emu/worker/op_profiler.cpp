@@ -52,17 +52,27 @@ class StageProfiler {
 
   const RankPlan& plan() const { return plan_; }
 
-  // warmup untimed runs, then `repeat` timed ones.
-  ProfileOpTimes time(const ProfileOpSite& site, int warmup, int repeat) {
-    const auto& c = *ops_.at(static_cast<std::size_t>(site.op)).as<ComputeOp>();
-    ProfileOpTimes t{site, {}, {}};
-    for (int i = 0; i < warmup + repeat; ++i) {
-      const auto [wall, cpu] = run_once(site.op, c);
-      if (i < warmup) continue;
-      t.samples_s.push_back(wall);
-      t.cpu_samples_s.push_back(cpu);
-    }
-    return t;
+  // The stage's ops in rounds, each op once per round: `warmup` untimed rounds, then at least
+  // `repeat` timed ones, more until they have taken `min_seconds`. Interleaved rather than one op
+  // after the other, so every op's samples come from the same spells of the machine (a shared VM
+  // ran the same op 1.6x slower for minutes at a time, 2026-11-28).
+  std::vector<ProfileOpTimes> time(const std::vector<ProfileOpSite>& sites, int warmup, int repeat,
+                                   double min_seconds) {
+    std::vector<ProfileOpTimes> times;
+    for (const auto& site : sites) times.push_back({site, {}, {}});
+    const auto round = [&](bool timed) {
+      for (std::size_t k = 0; k < sites.size(); ++k) {
+        const auto& c = *ops_.at(static_cast<std::size_t>(sites[k].op)).as<ComputeOp>();
+        const auto [wall, cpu] = run_once(sites[k].op, c);
+        if (!timed) continue;
+        times[k].samples_s.push_back(wall);
+        times[k].cpu_samples_s.push_back(cpu);
+      }
+    };
+    for (int i = 0; i < warmup; ++i) round(false);
+    const double start = profiler_wall_s();
+    for (int i = 0; i < repeat || profiler_wall_s() - start < min_seconds; ++i) round(true);
+    return times;
   }
 
  private:
@@ -183,18 +193,21 @@ void run_op_profile(const WorkerJob& job, const std::string& request_path, const
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
   ProfileTimes times{device.describe(), TORCH_VERSION, options.threads, {}};
-  fmt::print("profiling {} Compute op(s) of {} stage(s) on {}, {} torch thread(s), {} warm-up + {} timed run(s) each\n",
-             request.ops.size(), by_rank.size(), times.device, options.threads, request.warmup, request.repeat);
+  fmt::print("profiling {} Compute op(s) of {} stage(s) on {}, {} torch thread(s), {} warm-up + {} timed round(s) "
+             "(at least {:g} s) each, the ops of a stage interleaved\n",
+             request.ops.size(), by_rank.size(), times.device, options.threads, request.warmup, request.repeat,
+             request.min_seconds);
   std::fflush(stdout);
   std::size_t done = 0;
   for (const auto& [rank, sites] : by_rank) {
     const double start = profiler_wall_s();
     StageProfiler stage(job, options, device, rank);
-    for (const auto& site : sites) times.ops.push_back(stage.time(site, request.warmup, request.repeat));
+    const auto timed = stage.time(sites, request.warmup, request.repeat, request.min_seconds);
+    times.ops.insert(times.ops.end(), timed.begin(), timed.end());
     done += sites.size();
     const auto& p = stage.plan();
-    fmt::print("stage {} (rank {}, layers [{}, {})): {} op(s) x {} runs in {:.2f} s  ({}/{} ops)\n", p.stage, rank,
-               p.layer_begin, p.layer_end, sites.size(), request.warmup + request.repeat,
+    fmt::print("stage {} (rank {}, layers [{}, {})): {} op(s) x {} + {} runs in {:.2f} s  ({}/{} ops)\n", p.stage,
+               rank, p.layer_begin, p.layer_end, sites.size(), request.warmup, timed.front().samples_s.size(),
                profiler_wall_s() - start, done, request.ops.size());
     std::fflush(stdout);
   }

@@ -79,6 +79,7 @@ void write_profile_request(const ProfileRequest& request, const std::string& pat
                    {"version", 1},
                    {"repeat", request.repeat},
                    {"warmup", request.warmup},
+                   {"min_seconds", request.min_seconds},
                    {"ops", ops}},
                   path);
 }
@@ -94,6 +95,12 @@ ProfileRequest read_profile_request(const std::string& path, const Program& prog
   };
   count("repeat", 1, r.repeat);
   count("warmup", 0, r.warmup);
+  if (doc.contains("min_seconds")) {  // optional: requests before it had none
+    const auto& m = doc["min_seconds"];
+    if (!m.is_number() || m.get<double>() < 0 || m.get<double>() > 86400)
+      throw InputError(fmt::format("{}: min_seconds: expected seconds from 0 to 86400", path));
+    r.min_seconds = m.get<double>();
+  }
   for (std::size_t i = 0; i < doc["ops"].size(); ++i) r.ops.push_back(site_of(doc["ops"][i], i, program, path));
   return r;
 }

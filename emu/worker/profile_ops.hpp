@@ -4,7 +4,7 @@
 // keyed as the compute profile is (kind, stage, layer range, sequences), how often, and the
 // times the worker measured for each.
 //   request: {"format": "geotrain-profile-ops", "version": 1, "repeat": 10, "warmup": 2,
-//             "ops": [{"rank": 0, "op": 3}, ...]}
+//             "min_seconds": 0 (optional), "ops": [{"rank": 0, "op": 3}, ...]}
 //   answer:  {"format": "geotrain-profile-times", "version": 1, "device": "cpu", "torch": "1.13.1",
 //             "threads": 1, "ops": [{"rank": 0, "op": 3, "samples_s": [...], "cpu_samples_s": [...]}]}
 #include <string>
@@ -20,8 +20,11 @@ struct ProfileOpSite {
 };
 
 struct ProfileRequest {
-  int repeat = 10;  // timed runs of each op
+  int repeat = 10;  // timed runs of each op (at least)
   int warmup = 2;   // untimed runs before them
+  // More rounds (every op of a stage once per round) until a stage's timed rounds have taken this
+  // long: the samples then span the machine's slower and faster spells, not one moment of it.
+  double min_seconds = 0;
   std::vector<ProfileOpSite> ops;
 };
 

@@ -18,21 +18,9 @@ DType dtype_from(const std::string& s, const std::string& where) {
   throw InputError(fmt::format("{}: '{}' unknown dtype (known: fp32, fp16, bf16)", where, s));
 }
 
-const char* optimizer_name(Optimizer o) {
-  switch (o) {
-    case Optimizer::sgd:
-      return "sgd";
-    case Optimizer::adam:
-      return "adam";
-    case Optimizer::adamw:
-      return "adamw";
-  }
-  return "?";
-}
-
 Optimizer optimizer_from(const std::string& s, const std::string& where) {
   for (auto o : {Optimizer::sgd, Optimizer::adam, Optimizer::adamw})
-    if (s == optimizer_name(o)) return o;
+    if (s == to_string(o)) return o;
   throw InputError(fmt::format("{}: '{}' unknown optimizer (known: sgd, adam, adamw)", where, s));
 }
 
@@ -57,7 +45,7 @@ json worker_job_to_json(const WorkerJob& job) {
             {"gradient_dtype", dtype_name(m.gradient_dtype)},
             {"nominal_params", m.nominal_params}, {"tie_embeddings", job.tie_embeddings}}},
           {"training",
-           {{"optimizer", optimizer_name(job.optimizer)}, {"learning_rate", job.learning_rate}}},
+           {{"optimizer", to_string(job.optimizer)}, {"learning_rate", job.learning_rate}}},
           {"data", {{"successors", job.markov_successors}}},
           {"stragglers",
            {{"probability", job.stragglers.probability}, {"sleep_s", job.stragglers.sleep_s},

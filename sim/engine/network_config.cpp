@@ -7,7 +7,7 @@
 namespace geotrain::engine {
 
 std::vector<std::string> simgrid_arguments(NetworkModel model, double tcp_buffer_bytes,
-                                           bool many_actors) {
+                                           bool many_actors, bool bandwidth_changes) {
   std::vector<std::string> args{"geotrain-simulate", "--log=root.thres:warning",
                                 "--log=root.fmt:%m%n"};
   if (model == NetworkModel::flow) {
@@ -19,6 +19,15 @@ std::vector<std::string> simgrid_arguments(NetworkModel model, double tcp_buffer
     args.emplace_back("--cfg=network/latency-factor:1");
     args.emplace_back("--cfg=network/bandwidth-factor:1");
     args.emplace_back(fmt::format("--cfg=network/TCP-gamma:{}", tcp_window_bytes(tcp_buffer_bytes)));
+    // SimGrid 3.3x, LV08: on a link's bandwidth change, set_bandwidth re-applies every flow's
+    // sharing penalty when weight-S > 0 (its delta is always 0 there: the new peak is stored
+    // before it is computed), also to a flow still in its latency phase, and the lazy update
+    // then never finishes that flow: "Deadlock detected", flows RUNNING forever
+    // (ddp_bandwidth_drop__case5, a change at 1 s or 3 s; found 2026-11-28). With weight-S 0 that
+    // branch is skipped; what is lost is LV08's RTT-unfair share between flows of one link
+    // (weights S / bandwidth per link of the route), in scenarios with bandwidth changes only.
+    // The full update (network/optim:Full) also avoided the stall but charged no latency at all.
+    if (bandwidth_changes) args.emplace_back("--cfg=network/weight-S:0");
   }
   // Actor code here is shallow (no recursion): small stacks keep 10,000+ actors cheap, and
   // without guard pages the kernel's memory-map limit is not hit beyond ~32k actors.

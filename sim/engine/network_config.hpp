@@ -21,8 +21,9 @@
 namespace geotrain::engine {
 
 // The --cfg=... arguments for SimGrid's Engine, in order. Also quiets SimGrid's own logging.
+// `bandwidth_changes`: the platform's links get bandwidth profiles (network.bandwidth_changes).
 std::vector<std::string> simgrid_arguments(NetworkModel model, double tcp_buffer_bytes,
-                                           bool many_actors);
+                                           bool many_actors, bool bandwidth_changes = false);
 
 const char* network_model_name(NetworkModel model);
 

@@ -74,7 +74,7 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   check_collectives(program, settings);
 
   auto args = simgrid_arguments(settings.network_model, settings.tcp_buffer_bytes,
-                                3 * program.world_size > kManyActors);
+                                3 * program.world_size > kManyActors, !scenario.bandwidth_changes.empty());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());

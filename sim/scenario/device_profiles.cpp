@@ -1,18 +1,17 @@
 #include <stdexcept>
 
+#include "sim/scenario/device_library.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace geotrain {
 
 const std::map<std::string, DeviceProfile>& builtin_device_profiles() {
-  // Vendor peak figures (dense tensor-core fp16/bf16; fp32 without TF32). Efficiency is the
-  // fraction of peak a transformer layer reaches; 0.4 is a typical figure for GPT training.
-  static const std::map<std::string, DeviceProfile> profiles{
-      {"V100", {"V100", 15.7e12, 125e12, 16.0 * (1ull << 30), 0.4}},
-      {"A100", {"A100", 19.5e12, 312e12, 80.0 * (1ull << 30), 0.4}},
-      {"H100", {"H100", 67e12, 989e12, 80.0 * (1ull << 30), 0.4}},
-      {"cpu", {"cpu", 100e9, 100e9, 16.0 * (1ull << 30), 0.5}},
-  };
+  // Every library entry under its own name (figures and sources: device_library.cpp).
+  static const std::map<std::string, DeviceProfile> profiles = [] {
+    std::map<std::string, DeviceProfile> by_name;
+    for (const auto& d : device_library()) by_name.emplace(d.figures.name, d.figures);
+    return by_name;
+  }();
   return profiles;
 }
 

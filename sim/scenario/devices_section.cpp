@@ -4,9 +4,11 @@
 //   devices: {groups: [{region: Oregon, count: 8, profile: A100}, ...]}
 //   devices.overrides: [{ids: [3, 4], profile: A100, slowdown: 1.5}]
 //   devices.profiles: {my-gpu: {fp16: 100TFLOPS, fp32: 20TFLOPS, memory: 24GiB, efficiency: 0.4}}
+//   devices.profiles: {my-h100: {like: H100, efficiency: 0.31}}         # a library entry, changed
 #include <fmt/format.h>
 
 #include "sim/common/did_you_mean.hpp"
+#include "sim/scenario/device_library.hpp"
 #include "sim/scenario/sections.hpp"
 
 namespace geotrain::sections {
@@ -15,7 +17,41 @@ namespace {
 
 constexpr std::int64_t kMaxDevices = 1'000'000;
 
-// Profiles declared in the scenario, on top of the built-in ones.
+// A profile the scenario declares: its own figures, or a library entry's (`like:`) with any of
+// them overridden. Without `like`, fp32 and memory are required, tf32 and fp16 default to fp32,
+// bf16 to fp16, and an unknown memory bandwidth leaves the compute model's 0.06 B/flop rule.
+void parse_custom_profile(YamlSection& p, const std::string& name, Scenario& out) {
+  const bool has_like = p.has("like");
+  const auto like = p.choice("like", library_device_names(), "library device");
+  auto fp32 = p.flops("fp32", !has_like);
+  auto tf32 = p.flops("tf32");
+  auto bf16 = p.flops("bf16");
+  auto fp16 = p.flops("fp16");
+  auto memory = p.bytes("memory", ranges::kDeviceMemory, !has_like);
+  auto bandwidth = p.bandwidth_Bps("memory_bandwidth", ranges::kMemoryBandwidth);
+  auto efficiency = p.number("efficiency", kMinDeviceEfficiency, kMaxDeviceEfficiency);
+  p.finish();
+  DeviceProfile profile;
+  if (like) {
+    profile = library_device(*like)->figures;
+  } else if (!has_like && fp32) {
+    profile.peak_tf32_flops = profile.peak_fp16_flops = *fp32;
+    profile.peak_bf16_flops = fp16.value_or(*fp32);
+  }
+  profile.name = name;
+  if (fp32) profile.peak_fp32_flops = *fp32;
+  if (tf32) profile.peak_tf32_flops = *tf32;
+  if (bf16) profile.peak_bf16_flops = *bf16;
+  if (fp16) profile.peak_fp16_flops = *fp16;
+  if (memory) profile.memory_bytes = *memory;
+  if (bandwidth) profile.memory_bandwidth_Bps = *bandwidth;
+  if (efficiency) profile.efficiency = *efficiency;
+  // Kept even when a figure was refused (the scenario is rejected then anyway), so a device
+  // naming the profile is not reported a second time, as an unknown profile.
+  out.profiles[name] = profile;
+}
+
+// Profiles declared in the scenario, on top of the built-in ones (the device library).
 void parse_custom_profiles(Context& ctx, const YAML::Node& node, const std::string& path,
                            Scenario& out) {
   out.profiles = builtin_device_profiles();
@@ -27,19 +63,7 @@ void parse_custom_profiles(Context& ctx, const YAML::Node& node, const std::stri
   for (const auto& item : node) {
     const std::string name = scalar_text(item.first);
     YamlSection p(ctx.diag, item.second, path + "." + name);
-    DeviceProfile profile;
-    profile.name = name;
-    auto fp32 = p.flops("fp32", true);
-    auto fp16 = p.flops("fp16");
-    auto memory = p.bytes("memory", ranges::kDeviceMemory, true);
-    auto efficiency = p.number("efficiency", 1e-6, 1.0);
-    p.finish();
-    if (!fp32 || !memory) continue;
-    profile.peak_fp32_flops = *fp32;
-    profile.peak_fp16_flops = fp16.value_or(*fp32);
-    profile.memory_bytes = *memory;
-    profile.efficiency = efficiency.value_or(0.4);
-    out.profiles[name] = profile;
+    parse_custom_profile(p, name, out);
   }
 }
 

@@ -15,16 +15,36 @@
 
 namespace geotrain {
 
+// What the compute model knows of a device: peak dense rates (tensor cores where the device has
+// them, without sparsity), memory, memory bandwidth and the share of peak it reaches. The
+// bundled ones come from the device library (device_library.hpp, with their sources).
 struct DeviceProfile {
   std::string name;
   double peak_fp32_flops = 0;
-  double peak_fp16_flops = 0;  // also used for bf16
+  // TF32 tensor-core matmuls (fp32 storage). Recorded, not yet used: a model dtype tf32 does not
+  // exist (the worker computes in fp32 and DType also names wire formats; docs/devices.md).
+  double peak_tf32_flops = 0;
+  double peak_bf16_flops = 0;  // 0: the fp16 peak (custom profiles before bf16 existed)
+  double peak_fp16_flops = 0;
   double memory_bytes = 0;
+  // HBM/DRAM bytes/s for memory-bound ops; 0: unknown, the compute model assumes 0.06 byte per
+  // fp32 flop (sim/workload/compute_model.cpp).
+  double memory_bandwidth_Bps = 0;
   double efficiency = 0.4;  // achieved / peak for dense transformer layers
-  double peak_flops(DType t) const { return t == DType::fp32 ? peak_fp32_flops : peak_fp16_flops; }
+  double peak_flops(DType t) const {
+    switch (t) {
+      case DType::fp32:
+        return peak_fp32_flops;
+      case DType::bf16:
+        return peak_bf16_flops > 0 ? peak_bf16_flops : peak_fp16_flops;
+      case DType::fp16:
+        return peak_fp16_flops;
+    }
+    return peak_fp16_flops;
+  }
 };
 
-// Built-in profiles: V100, A100, H100, cpu.
+// Built-in profiles by name: every device library entry (device_library.hpp), aliases included.
 const std::map<std::string, DeviceProfile>& builtin_device_profiles();
 
 struct Device {
@@ -53,6 +73,18 @@ inline std::optional<ComputeVariance> compute_variance_named(const std::string& 
 enum class PlacementKind { identity, random, file, scheduler };
 enum class DelayBackend { auto_detect, netem, nfqueue };
 enum class Optimizer { sgd, adam, adamw };
+// The name a scenario (training.optimizer), a worker job and a profile's measured_at use.
+inline const char* to_string(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd:
+      return "sgd";
+    case Optimizer::adam:
+      return "adam";
+    case Optimizer::adamw:
+      return "adamw";
+  }
+  return "?";
+}
 
 // A strategy parameter after validation against the strategy catalog.
 using ParamValue = std::variant<std::int64_t, double, std::string, bool>;

@@ -68,6 +68,13 @@ std::string format_in_unit(Quantity q, double v) {
                                              {"TFLOPS", 1e12},
                                              {"PFLOPS", 1e15},
                                              {"EFLOPS", 1e18}}});
+    case Quantity::memory_bandwidth:
+      return largest(v, std::array<Unit, 6>{{{"B/s", 1},
+                                             {"KB/s", 1e3},
+                                             {"MB/s", 1e6},
+                                             {"GB/s", 1e9},
+                                             {"TB/s", 1e12},
+                                             {"PB/s", 1e15}}});
   }
   return fmt::format("{:g}", v);
 }

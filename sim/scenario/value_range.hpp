@@ -8,7 +8,8 @@
 
 namespace geotrain {
 
-enum class Quantity { duration, bandwidth, bytes, flops };
+// bandwidth: link rates, shown in bits/s; memory_bandwidth: a device's memory, shown in bytes/s.
+enum class Quantity { duration, bandwidth, bytes, flops, memory_bandwidth };
 
 // Inclusive [min, max] in SI units (seconds, bytes/s, bytes, flop/s).
 struct ValueRange {
@@ -39,6 +40,8 @@ inline constexpr ValueRange kDeviceMemory{Quantity::bytes, 1e6, 1e14};
 inline constexpr ValueRange kModelBytes{Quantity::bytes, 0, 1e15};
 // Peak compute of one device: 1 MFLOP/s to 1 EFLOP/s.
 inline constexpr ValueRange kDeviceFlops{Quantity::flops, 1e6, 1e18};
+// Memory bandwidth of one device: 1 MB/s to 1 PB/s (HBM3e is 5 TB/s).
+inline constexpr ValueRange kMemoryBandwidth{Quantity::memory_bandwidth, 1e6, 1e15};
 }  // namespace ranges
 
 // "1 bps", "10 Tbps", "1448 B", "1 GiB", "10 s", "168 h", "1 MFLOPS".

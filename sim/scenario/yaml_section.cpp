@@ -181,6 +181,9 @@ std::optional<double> YamlSection::bandwidth_Bps(const std::string& key, bool re
   return unit_value(*this, key, scalar(key, required), units::parse_bandwidth_Bps,
                     ranges::kBandwidth);
 }
+std::optional<double> YamlSection::bandwidth_Bps(const std::string& key, const ValueRange& range) {
+  return unit_value(*this, key, scalar(key, false), units::parse_bandwidth_Bps, range);
+}
 std::optional<double> YamlSection::bytes(const std::string& key, const ValueRange& range,
                                          bool required) {
   return unit_value(*this, key, scalar(key, required), units::parse_bytes, range);

@@ -47,6 +47,8 @@ class YamlSection {
   std::optional<double> duration_s(const std::string& key, const ValueRange& range,
                                    bool required = false);
   std::optional<double> bandwidth_Bps(const std::string& key, bool required = false);
+  // A bandwidth checked against another range (a device's memory: ranges::kMemoryBandwidth).
+  std::optional<double> bandwidth_Bps(const std::string& key, const ValueRange& range);
   std::optional<double> bytes(const std::string& key, const ValueRange& range,
                               bool required = false);
   std::optional<double> flops(const std::string& key, bool required = false);

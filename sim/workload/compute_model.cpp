@@ -15,8 +15,9 @@
 // The optimizer and `other` ops (gradient averaging) are element-wise over fp32 buffers, hence
 // memory-bound: they take
 // max(memory_bytes / memory bandwidth, flops / (fp32 peak x efficiency)); the memory bandwidth
-// is a per-profile figure (kMemoryBandwidth below; unknown profiles: 0.06 byte per fp32 flop,
-// the V100's ratio). Every time is multiplied by the device's slowdown.
+// is the profile's (the device library's data-sheet figure, or devices.profiles.<p>.
+// memory_bandwidth); a profile without one gets 0.06 byte per fp32 flop, the V100's ratio.
+// Every time is multiplied by the device's slowdown.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,10 +35,7 @@ namespace geotrain {
 
 namespace {
 
-// Vendor HBM/DRAM figures, bytes/s (V100 SXM2, A100 80GB SXM, H100 SXM, a desktop CPU).
-const std::map<std::string, double> kMemoryBandwidth{
-    {"V100", 900e9}, {"A100", 2039e9}, {"H100", 3350e9}, {"cpu", 20e9}};
-constexpr double kBytesPerFp32Flop = 0.06;
+constexpr double kBytesPerFp32Flop = 0.06;  // about the V100 SXM2: 900 GB/s over 15.7 TFLOPS
 
 }  // namespace
 
@@ -93,9 +91,8 @@ struct ComputeModel::Impl {
   double modelled(const ComputeOp& op, const DeviceProfile& p) const {
     const double rate = p.peak_flops(scenario.model.dtype) * p.efficiency;
     if (op.kind == ComputeKind::forward || op.kind == ComputeKind::backward) return op.flops / rate;
-    auto it = kMemoryBandwidth.find(p.name);
     const double bandwidth =
-        it != kMemoryBandwidth.end() ? it->second : p.peak_fp32_flops * kBytesPerFp32Flop;
+        p.memory_bandwidth_Bps > 0 ? p.memory_bandwidth_Bps : p.peak_fp32_flops * kBytesPerFp32Flop;
     return std::max(op.memory_bytes / bandwidth, op.flops / (p.peak_fp32_flops * p.efficiency));
   }
 };

@@ -34,18 +34,6 @@ std::optional<ComputeKind> kind_named(const std::string& s) {
   return std::nullopt;
 }
 
-const char* profile_optimizer_name(Optimizer o) {
-  switch (o) {
-    case Optimizer::sgd:
-      return "sgd";
-    case Optimizer::adam:
-      return "adam";
-    case Optimizer::adamw:
-      return "adamw";
-  }
-  return "adam";
-}
-
 double derived_flops(const Scenario& sc, const ProfileEntry& e) {
   switch (e.kind) {
     case ComputeKind::forward:
@@ -184,7 +172,7 @@ ProfileMeasuredAt measured_at_of(const Scenario& sc) {
   m.layers = sc.model.layers, m.d_model = sc.model.d_model, m.heads = sc.model.heads;
   m.seq_len = sc.model.seq_len, m.vocab = sc.model.vocab;
   m.dtype = dtype_name(sc.model.dtype);
-  m.optimizer = profile_optimizer_name(sc.training.optimizer);
+  m.optimizer = to_string(sc.training.optimizer);
   return m;
 }
 
@@ -209,7 +197,7 @@ std::string measured_at_mismatch(const ProfileMeasuredAt& m, const Scenario& sc)
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
                                  const std::string& device_profile, const ProfileHost* host,
-                                 const ProfileMeasuredAt* measured_at) {
+                                 const ProfileMeasuredAt* measured_at, const DeviceEfficiency* efficiency) {
   json ops = json::array();
   for (const auto& e : entries) {
     json op{{"kind", to_string(e.kind)},
@@ -259,16 +247,28 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
                           {"host", m.host},
                           {"date", m.date},
                           {"repeat", m.repeat},
-                          {"warmup", m.warmup}};
+                          {"warmup", m.warmup},
+                          {"min_seconds", m.min_seconds}};
+  }
+  if (efficiency) {
+    const DeviceEfficiency& e = *efficiency;
+    doc["device_efficiency"] = {{"profile", e.profile},
+                                {"like", e.like},
+                                {"dtype", e.dtype},
+                                {"achieved_flops", e.achieved_flops},
+                                {"peak_flops", e.peak_flops},
+                                {"efficiency", e.efficiency},
+                                {"ops", e.ops}};
   }
   return doc.dump(1) + "\n";
 }
 
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
                            const std::string& model, const std::string& device_profile,
-                           const ProfileHost* host, const ProfileMeasuredAt* measured_at) {
+                           const ProfileHost* host, const ProfileMeasuredAt* measured_at,
+                           const DeviceEfficiency* efficiency) {
   std::ofstream out(path);
-  out << compute_profile_json(entries, model, device_profile, host, measured_at);
+  out << compute_profile_json(entries, model, device_profile, host, measured_at, efficiency);
   if (!out) throw SystemError("write " + path, errno, "cannot write the compute profile");
 }
 
@@ -357,6 +357,7 @@ std::optional<ProfileMeasuredAt> read_profile_measured_at(const std::string& pat
     r.torch_threads = m.value("torch_threads", 0);
     r.repeat = m.value("repeat", 0);
     r.warmup = m.value("warmup", 0);
+    r.min_seconds = m.value("min_seconds", 0.0);
   } catch (const json::exception& e) {
     problems.push_back(fmt::format("{}: measured_at: {}", path, e.what()));
   }

@@ -27,6 +27,9 @@
 // A profile with it is strict: the scenario's model must match and every Compute op of the
 // Program needs its own entry (ComputeModel::require_entries); one without it (the emulator's)
 // keeps the nearest-entry fallback. Files without it load as before (version stays 1).
+// Optional device_efficiency (written by `geotrain profile --device-entry NAME`): the forward and
+// backward ops' flop rate as a share of a library device's peak (DeviceEfficiency below,
+// device_efficiency.hpp); informational when read, files without it load as before.
 #include <cmath>
 #include <optional>
 #include <string>
@@ -92,6 +95,19 @@ struct ProfileMeasuredAt {
   std::string host;   // the CPU's model name (/proc/cpuinfo)
   std::string date;   // UTC, ISO 8601
   int repeat = 0, warmup = 0;
+  double min_seconds = 0;  // timed rounds went on until a stage's had taken this long
+};
+
+// What `geotrain profile --device-entry` measured: "device_efficiency": {"profile", "like",
+// "dtype", "achieved_flops", "peak_flops", "efficiency", "ops"}.
+struct DeviceEfficiency {
+  std::string profile;        // the entry's name (--device-entry)
+  std::string like;           // the library device (device_library.hpp) it is measured against
+  std::string dtype;          // the scenario's model dtype, whose peak that is
+  double achieved_flops = 0;  // sum of flops / sum of median_s over the forward/backward entries
+  double peak_flops = 0;      // the library device's peak for dtype
+  double efficiency = 0;      // achieved / peak
+  int ops = 0;                // forward/backward entries summed
 };
 
 // The measured_at of a scenario's model and optimizer (device, host and the rest left empty).
@@ -107,11 +123,13 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,
                                  const std::string& device_profile, const ProfileHost* host = nullptr,
-                                 const ProfileMeasuredAt* measured_at = nullptr);
+                                 const ProfileMeasuredAt* measured_at = nullptr,
+                                 const DeviceEfficiency* efficiency = nullptr);
 // Throws SystemError when the file cannot be written.
 void write_compute_profile(const std::string& path, const std::vector<ProfileEntry>& entries,
                            const std::string& model, const std::string& device_profile,
-                           const ProfileHost* host = nullptr, const ProfileMeasuredAt* measured_at = nullptr);
+                           const ProfileHost* host = nullptr, const ProfileMeasuredAt* measured_at = nullptr,
+                           const DeviceEfficiency* efficiency = nullptr);
 // The profile's "measured_at" object, if it has one (throws InputError when it is malformed).
 std::optional<ProfileMeasuredAt> read_profile_measured_at(const std::string& path);
 // The profile's "host" object, if it has one (throws InputError when it is malformed).

@@ -55,6 +55,23 @@ TEST_CASE("device model: flop at peak x efficiency, times the slowdown", "[progr
   CHECK(model.seconds(o, 0) == Approx(28 * total_params(s.model) / 900e9));
 }
 
+TEST_CASE("device model: the profile's memory bandwidth, else 0.06 byte per fp32 flop", "[program][compute]") {
+  const Scenario s = parse_scenario(
+      "devices:\n  count: 3\n  profile: H200\n  regions: [lab]\n"
+      "  profiles:\n    slow: {fp32: 10TFLOPS, memory: 16GiB}\n    fast: {like: cpu, memory_bandwidth: 100GBps}\n"
+      "  overrides: [{id: 1, profile: slow}, {id: 2, profile: fast}]\n"
+      "network: {regions: {intra: {delay: 5ms, bandwidth: 2Gbps}}}\n"
+      "model: {preset: gpt-tiny}\nstrategy: {name: ddp-allreduce}\n",
+      "test.yaml", test::kSource + "/scenarios/examples");
+  const ComputeModel model(s);
+  // Adam: 28 bytes per parameter, memory-bound on all three.
+  const ComputeOp o = optimizer_op(s.model, Optimizer::adam, 0, 0, 4);
+  const double bytes = 28 * total_params(s.model);
+  CHECK(model.seconds(o, 0) == Approx(bytes / 4.8e12));          // the library's H200 figure
+  CHECK(model.seconds(o, 1) == Approx(bytes / (10e12 * 0.06)));  // none declared
+  CHECK(model.seconds(o, 2) == Approx(bytes / 100e9));           // declared over cpu's 20 GB/s
+}
+
 TEST_CASE("measured profile: exact entries, flop scaling, then the device model",
           "[program][compute]") {
   const std::string file = write_profile("profile.json", R"({

@@ -137,3 +137,24 @@ TEST_CASE("the applied changes land in bandwidth_changes.csv", "[sim][bandwidth]
 }
 
 }  // namespace bandwidth_profiles_test
+
+namespace bandwidth_profiles_test {
+
+// SimGrid 3.3x's LV08 (the tcp model) re-applied every flow's sharing penalty on a bandwidth
+// change, also to flows still in their latency phase, and its lazy update then never finished
+// them ("Deadlock detected"; sim/engine/network_config.cpp). Closed form: the flow's latency, then
+// its bytes at the changed rate (window and sharing do not bind: one flow, a 32 MB window).
+TEST_CASE("tcp model: a change while a flow is still in its latency phase finishes it", "[sim][bandwidth]") {
+  Scenario s = uniform_scenario(2, kL, kB);
+  s.simulation.network_model = NetworkModel::tcp;
+  for (double at : {0.005, 0.4, 100.0}) {
+    INFO("change at " << at << " s");
+    s.bandwidth_changes = {change(at, 0.5)};
+    const auto r = simulate_in_child(s, one_transfer(2, 0, 1), {}, tflop_seconds());
+    REQUIRE(r.ok);
+    const double expected = at < kL ? kL + kS / (0.5 * kB) : at > 1 ? kL + kS / kB : dropped_at(at, 0.5);
+    CHECK(r.makespan() == Approx(expected).epsilon(1e-6));
+  }
+}
+
+}  // namespace bandwidth_profiles_test

@@ -1,13 +1,15 @@
 // `geotrain profile` with the real CPU worker (no root, no network): the profile of ddp_ring_2 has
 // an entry for every Compute op of its Program with the asked number of samples, loads in
 // `simulate` of the same scenario and of one with another network, and is refused (pinned
-// messages) for another d_model or micro-batch. Bad flags, a device this build has not and a
-// model too large for the host's memory exit 2 and write nothing. Judges files and messages,
-// never time.
+// messages) for another d_model or micro-batch; with --device-entry the profile carries the
+// forward/backward rate against a library device's peak and a fragment a scenario loads. Bad
+// flags, a device this build has not and a model too large for the host's memory exit 2 and
+// write nothing. Judges files and messages, never time.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <tuple>
@@ -135,6 +137,66 @@ TEST_CASE("profile: every Compute op of ddp_ring_2 with 3 samples and simulate u
                          "micro-batches: geotrain profile " + kScenario + ")\n");
     CHECK_FALSE(std::filesystem::exists(dir + "/mb2"));
   }
+}
+
+TEST_CASE("profile --min-seconds: rounds go on past --repeat, every op of the stage timed as often",
+          "[worker][profile]") {
+  const std::string dir = fresh_dir("geotrain-profile-min-seconds");
+  geotrain::test::remove_at_exit(dir);
+  const std::string profile = dir + "/cpu.json";
+  // Two rounds asked, half a second of rounds required: the ops are timed in rounds (interleaved),
+  // so every op has the same count, at least 2; the stage took at least the half second (on a host
+  // fast enough to do two rounds in less, only because the rounds went on); the request is kept.
+  const auto r = geotrain::test::sh(kBin + " profile " + kScenario + " --repeat 2 --warmup 0 --min-seconds 0.5 --out " +
+                                    profile + " 2>&1");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("timed round(s) (at least 0.5 s) each, the ops of a stage interleaved") != std::string::npos);
+  const auto doc = read_json(profile);
+  REQUIRE(doc["ops"].size() == 3);
+  const auto count = doc["ops"][0]["samples_s"].size();
+  CHECK(count >= 2);
+  for (const auto& e : doc["ops"]) CHECK(e["samples_s"].size() == count);
+  // The stage's progress line: its rounds stopped only once they had taken the half second.
+  const auto at = r.out.find(" runs in ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(r.out.substr(at + 9)) >= 0.5);
+  CHECK(doc["measured_at"]["min_seconds"].get<double>() == Approx(0.5));
+  CHECK(doc["measured_at"]["repeat"] == 2);
+}
+
+TEST_CASE("profile --device-entry: the real worker's forward/backward rate against V100's peak, as a loadable entry",
+          "[worker][profile][devices]") {
+  const std::string dir = fresh_dir("geotrain-profile-device-entry");
+  geotrain::test::remove_at_exit(dir);
+  const auto r = geotrain::test::sh(kBin + " profile " + kScenario + " --repeat 2 --warmup 0 --device-entry this-cpu " +
+                                    "--like V100 --out " + dir + "/p.json 2>&1");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("device entry this-cpu: ") != std::string::npos);
+  CHECK(r.out.find("device profile: " + dir + "/device_profile.yaml\n") != std::string::npos);
+  // The closed form over the file's own entries: sum of flops / sum of medians of forward and backward.
+  const auto doc = read_json(dir + "/p.json");
+  double flops = 0, seconds = 0;
+  for (const auto& e : doc["ops"])
+    if (e["kind"] == "forward" || e["kind"] == "backward")
+      flops += e["flops"].get<double>(), seconds += e["median_s"].get<double>();
+  const auto& de = doc["device_efficiency"];
+  CHECK(de["profile"] == "this-cpu");
+  CHECK(de["like"] == "V100");
+  CHECK(de["dtype"] == "fp32");
+  CHECK(de["ops"] == 2);
+  CHECK(de["peak_flops"].get<double>() == 15.7e12);
+  CHECK(de["achieved_flops"].get<double>() == Approx(flops / seconds).epsilon(1e-12));
+  CHECK(de["efficiency"].get<double>() == Approx(flops / seconds / 15.7e12).epsilon(1e-12));
+  // The fragment, completed with a device count, is a devices section a scenario loads.
+  std::ifstream in(dir + "/device_profile.yaml");
+  const std::string fragment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto s = geotrain::parse_scenario(fragment + "  count: 2\n  profile: this-cpu\n"
+                                          "network: {case: 3}\nmodel: {preset: gpt-tiny}\nstrategy: {name: ddp-allreduce}\n",
+                                          "fragment.yaml", dir);
+  CHECK(s.profile_of(1).efficiency == Approx(de["efficiency"].get<double>()).epsilon(1e-5));
+  CHECK(s.profile_of(1).peak_fp32_flops == 15.7e12);
 }
 
 TEST_CASE("profile: bad flags or a missing scenario or an existing --out or an unknown device exit 2 and write nothing",

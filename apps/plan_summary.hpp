@@ -1,0 +1,43 @@
+#pragma once
+// The figures of `validate --plan` (apps/plan_validation.hpp): one row per case and network
+// model, the planning error beside the same-run error the suite judged, statistics over the suite
+// and per group (world size and model), written as summary.csv, summary.json and table.md.
+#include <string>
+#include <vector>
+
+namespace geotrain::cli {
+
+struct PlanRow {
+  std::string variant, network, model_preset, network_model;
+  int world_size = 0;
+  double measured_s = 0, measured_mean_s = 0;
+  double same_run_predicted_s = 0, same_run_error_pct = 0;  // the committed comparison's (the run's own profile)
+  double planned_s = 0, planning_error_pct = 0;             // from the planned profile
+  double planned_mean_s = 0, planning_mean_error_pct = 0;
+  double planned_spread_pct = 0;  // (slowest - fastest) / median over the prediction's seeds
+  int host_cores = 0;             // modelled shared cores (0: a device per rank)
+  std::string profile;            // the planned profile's file name
+};
+
+// |error| statistics: median, 90th percentile (interpolated), max, and counts within 5 and 10 %.
+struct PlanStats {
+  int cases = 0;
+  double median_abs_pct = 0, p90_abs_pct = 0, max_abs_pct = 0;
+  int within_5_pct = 0, within_10_pct = 0;
+};
+PlanStats plan_stats(const std::vector<double>& errors_pct);
+
+// "4 workers, gpt-tiny": the group a row is reported in.
+std::string plan_group(const PlanRow& row);
+
+struct PlanProfiling {
+  int made = 0, reused = 0;
+  double made_wall_s = 0;  // wall time of the profiles made by this run
+  double all_wall_s = 0;   // of every profile used, as recorded when each was made
+};
+
+// Writes <dir>/summary.csv, summary.json and table.md; returns table.md's text.
+std::string write_plan_summary(const std::string& dir, const std::vector<PlanRow>& rows,
+                               const PlanProfiling& profiling, const std::vector<std::string>& left_out);
+
+}  // namespace geotrain::cli

@@ -1,0 +1,242 @@
+#include "apps/plan_validation.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "apps/child_process.hpp"
+#include "apps/compare_run.hpp"
+#include "apps/plan_summary.hpp"
+#include "emu/profile/profile_key.hpp"
+#include "sim/common/error.hpp"
+#include "sim/common/safe_path.hpp"
+#include "sim/compare/error_stats.hpp"
+#include "sim/compare/run_ensemble.hpp"
+#include "sim/results/result_file.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace geotrain::cli {
+
+namespace {
+
+// What the suite measured for a case: the median run's figures from the committed
+// comparison.json, and that run's summary.json for how it ran.
+struct JudgedRun {
+  double median_s = 0, mean_s = 0;
+  int iterations = 0, warmup = 0, host_cores = 0, torch_threads = 0;
+  std::string collectives, device;
+  std::map<std::string, std::pair<double, double>> same_run;  // model -> (predicted_s, error_pct)
+};
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open", path.string()));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+  }
+}
+
+// The committed comparison names its judged run by a path from where validate ran; the run is the
+// case folder's sub-folder of that name (emu, emu_run3).
+JudgedRun read_judged_run(const fs::path& case_dir) try {
+  const auto c = read_json(case_dir / "comparison.json");
+  JudgedRun r;
+  const auto& m = c.at("measured");
+  r.median_s = m.at("iteration_time_s").get<double>();
+  r.mean_s = m.value("mean_s", r.median_s);
+  const fs::path run = case_dir / fs::path(m.at("dir").get<std::string>()).filename();
+  const auto s = read_json(run / "summary.json");
+  r.iterations = s.value("iterations", 0);
+  r.warmup = s.value("warmup_iterations", 0);
+  r.host_cores = s.value("host_cores", 0);
+  r.torch_threads = s.value("torch_threads", 0);
+  r.collectives = s.value("collectives", "");
+  r.device = s.value("device", "");
+  for (const auto& p : c.at("predicted"))
+    r.same_run[p.at("network_model").get<std::string>()] = {p.at("iteration_time_s").get<double>(),
+                                                           p.at("error_pct").get<double>()};
+  if (r.iterations <= 0 || r.median_s <= 0)
+    throw InputError(fmt::format("{}: no iterations or iteration time (expected a measured run)", run.string()));
+  return r;
+} catch (const nlohmann::json::exception& e) {
+  throw InputError(fmt::format("{}: {} (expected a comparison of geotrain compare and its measured run)",
+                               (case_dir / "comparison.json").string(), e.what()));
+}
+
+// Planned profiles by key: each made once by a `geotrain profile` child, reused after. index.json
+// records the scenario each was made from and how long it took.
+class PlannedProfiles {
+ public:
+  PlannedProfiles(std::string dir, int repeat, int warmup, double min_seconds)
+      : dir_(std::move(dir)), repeat_(repeat), warmup_(warmup), min_seconds_(min_seconds) {
+    fs::create_directories(dir_);
+    if (fs::exists(index_path())) index_ = read_json(index_path());
+    if (!index_.is_object()) index_ = nlohmann::json::object();
+  }
+
+  // The profile for scenario `s` (file `scenario`): its absolute path.
+  std::string profile_for(const Scenario& s, const fs::path& scenario, PlanProfiling& profiling) {
+    const auto key = profile::planned_profile_key(s, "cpu", 0);
+    const fs::path file = fs::path(dir_) / (key.hash + ".json");
+    if (fs::exists(file)) {
+      ++profiling.reused;
+      fmt::print("   planned profile {} (reused)\n", key.hash);
+    } else {
+      make(key, scenario, file, profiling);
+    }
+    if (index_.contains(key.hash)) profiling.all_wall_s += index_[key.hash].value("wall_s", 0.0);
+    return fs::absolute(file).string();
+  }
+
+  void save() const { results::write_result_text(index_path(), index_.dump(2) + "\n"); }
+
+ private:
+  std::string index_path() const { return dir_ + "/index.json"; }
+
+  void make(const profile::PlannedProfileKey& key, const fs::path& scenario, const fs::path& file,
+            PlanProfiling& profiling) {
+    fmt::print("   planned profile {}: geotrain profile {} --repeat {} --warmup {} --min-seconds {:g} ...\n",
+               key.hash, scenario.filename().string(), repeat_, warmup_, min_seconds_);
+    std::fflush(stdout);
+    const fs::path partial = file.string() + ".partial";
+    fs::remove(partial);
+    const auto t0 = std::chrono::steady_clock::now();
+    // Its own process: nothing of this one (or of a run) is in the timings.
+    run_child(self_executable(),
+              {"profile", scenario.string(), "--repeat", std::to_string(repeat_), "--warmup", std::to_string(warmup_),
+               "--min-seconds", fmt::format("{:g}", min_seconds_), "--out", partial.string()},
+              dir_ + "/" + key.hash + ".log");
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fs::rename(partial, file);
+    results::write_result_text(dir_ + "/" + key.hash + ".key.txt", key.text);
+    index_[key.hash] = {{"made_from", scenario.filename().string()}, {"wall_s", wall}};
+    ++profiling.made;
+    profiling.made_wall_s += wall;
+    fmt::print("   planned profile {} made in {:.1f} s\n", key.hash, wall);
+  }
+
+  std::string dir_;
+  int repeat_, warmup_;
+  double min_seconds_;
+  nlohmann::json index_;
+};
+
+std::vector<std::string> models_named(const std::string& m) {
+  if (m == "both") return {"flow", "tcp"};
+  return {m};
+}
+
+// A case's prediction for one network model: `seeds` simulations from the planned profile, the
+// median one judged (as compare judges an ensemble).
+struct PlannedPrediction {
+  double median_s = 0, mean_s = 0, spread_pct = 0;
+};
+
+PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const JudgedRun& run,
+                          const std::string& profile, const std::string& model, int host_cores,
+                          const PlanValidationOptions& o, const std::string& case_out) {
+  const std::uint64_t first = s.simulation.variance_seed != 0 ? s.simulation.variance_seed : s.seed;
+  compare::RunEnsemble e;
+  if (o.seeds > 1) fs::create_directories(case_out + "/ensemble");  // the members' logs go there too
+  for (int k = 0; k < std::max(1, o.seeds); ++k) {
+    const std::uint64_t seed = first + static_cast<std::uint64_t>(k);
+    const std::string out = k == 0 ? fmt::format("{}/sim_{}", case_out, model)
+                                   : fmt::format("{}/ensemble/sim_{}_seed{}", case_out, model, seed);
+    if (fs::exists(out)) fs::remove_all(out);
+    std::vector<std::string> args{"simulate", scenario.string(), "--network-model", model, "--out", out,
+                                  "--iterations", std::to_string(run.iterations), "--no-trace",
+                                  // The planned profile has samples but no sites: independent draws.
+                                  "--set", "simulation.compute_variance=sampled",
+                                  "--set", "simulation.compute_profile=" + profile,
+                                  "--set", fmt::format("simulation.variance_seed={}", seed)};
+    if (!run.device.empty()) args.insert(args.end(), {"--set", "emulation.device=" + run.device});
+    if (!run.collectives.empty()) args.insert(args.end(), {"--set", "emulation.collectives=" + run.collectives});
+    if (host_cores > 0) {
+      args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", host_cores)});
+      args.insert(args.end(), {"--set", fmt::format("simulation.host_background_cores={:.4f}", o.background_cores)});
+    }
+    // The stack effects compare models, measured once on this emulator, not per run.
+    args.insert(args.end(), {"--set", "simulation.rendezvous=true", "--set", "simulation.buffered_sends=true", "--set",
+                             fmt::format("simulation.payload_efficiency={:.6f}", kTcpPayloadEfficiency)});
+    run_child(self_executable(), args, out + ".log");
+    e.runs.push_back(compare::read_predicted_run(out, run.warmup));
+  }
+  const auto& judged = e.runs[compare::median_run_index(e.runs)];
+  return {judged.iteration_time_s, compare::mean(judged.iteration_times_s), compare::run_spread_pct(e.runs)};
+}
+
+std::pair<std::string, std::string> split_case_name(const std::string& stem) {
+  const auto cut = stem.find("__");
+  if (cut == std::string::npos) return {stem, ""};
+  return {stem.substr(0, cut), stem.substr(cut + 2)};
+}
+
+}  // namespace
+
+int run_plan_validation(const PlanValidationOptions& o) {
+  const std::string plan_dir = path_under(o.out, {"plan"}, "--out").string();
+  PlannedProfiles profiles(o.profiles.empty() ? plan_dir + "/profiles" : o.profiles, o.repeat, o.warmup,
+                           o.min_seconds);
+  std::vector<PlanRow> rows;
+  std::vector<std::string> left_out;
+  PlanProfiling profiling;
+  for (const auto& file : o.cases) {
+    const std::string stem = file.stem().string();
+    const auto [variant, network] = split_case_name(stem);
+    const fs::path case_dir = path_under(o.out, {stem}, "--scenarios file");
+    fmt::print("== {} (planned)\n", stem);
+    std::fflush(stdout);
+    if (!fs::exists(case_dir / "comparison.json")) {
+      fmt::print("   left out: no committed comparison.json in {} (nothing measured to judge by)\n", case_dir.string());
+      left_out.push_back(stem + ": no comparison.json");
+      continue;
+    }
+    try {
+      const JudgedRun run = read_judged_run(case_dir);
+      const Scenario s = load_scenario(file.string());
+      const std::string profile = profiles.profile_for(s, file, profiling);
+      // The shared cores, where the run's ranks outnumbered them and each rank ran one torch
+      // thread (its CPU time is then the op's work).
+      const int world = static_cast<int>(s.devices.size());
+      const int host_cores = run.host_cores > 0 && world > run.host_cores && run.torch_threads == 1 ? run.host_cores : 0;
+      const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
+      fs::create_directories(case_out);
+      for (const auto& model : models_named(o.network_model)) {
+        const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
+        PlanRow r;
+        r.variant = variant, r.network = network, r.model_preset = s.model.preset, r.network_model = model;
+        r.world_size = world;
+        r.measured_s = run.median_s, r.measured_mean_s = run.mean_s;
+        if (const auto it = run.same_run.find(model); it != run.same_run.end())
+          r.same_run_predicted_s = it->second.first, r.same_run_error_pct = it->second.second;
+        r.planned_s = p.median_s, r.planning_error_pct = compare::error_pct(p.median_s, run.median_s);
+        r.planned_mean_s = p.mean_s, r.planning_mean_error_pct = compare::error_pct(p.mean_s, run.mean_s);
+        r.planned_spread_pct = p.spread_pct;
+        r.host_cores = host_cores;
+        r.profile = fs::path(profile).filename().string();
+        fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%)\n", model,
+                   r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s, r.planning_error_pct);
+        rows.push_back(r);
+      }
+    } catch (const Error& e) {
+      fmt::print("   FAILED: {}\n", e.what());  // one failed case does not stop the suite
+      left_out.push_back(stem + ": " + e.what());
+    }
+    std::fflush(stdout);
+  }
+  profiles.save();
+  fmt::print("\n{}", write_plan_summary(plan_dir, rows, profiling, left_out));
+  fmt::print("planned profiles: {} made ({:.1f} s), {} reused; all profiles used took {:.1f} s to make\n",
+             profiling.made, profiling.made_wall_s, profiling.reused, profiling.all_wall_s);
+  fmt::print("figures: {}/summary.csv, summary.json, table.md\n", plan_dir);
+  return 0;
+}
+
+}  // namespace geotrain::cli
