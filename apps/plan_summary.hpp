@@ -33,7 +33,7 @@ std::string plan_group(const PlanRow& row);
 struct PlanProfiling {
   int made = 0, reused = 0;
   double made_wall_s = 0;  // wall time of the profiles made by this run
-  double all_wall_s = 0;   // of every profile used, as recorded when each was made
+  double all_wall_s = 0;   // of every distinct profile used, as recorded when each was made
 };
 
 // Writes <dir>/summary.csv, summary.json and table.md; returns table.md's text.
