@@ -76,11 +76,6 @@ std::vector<fs::path> suite(const ValidateOptions& o) {
   return files;
 }
 
-std::pair<std::string, std::string> variant_and_network(const std::string& stem) {
-  const auto cut = stem.find("__");
-  if (cut == std::string::npos) return {stem, ""};
-  return {stem.substr(0, cut), stem.substr(cut + 2)};
-}
 
 nlohmann::ordered_json stats_json(const compare::ErrorStats& s) {
   return {{"cases", s.cases},           {"median_abs_error_pct", s.median_abs_pct},
@@ -183,7 +178,7 @@ int run_validate(const ValidateOptions& o) {
   SuiteErrors errors;
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
   for (const auto& file : files) {
-    const auto [variant, network] = variant_and_network(file.stem().string());
+    const auto [variant, network] = suite_case_labels(file.stem().string());
     // Five measured runs where the predictions disagree by 15 % or more (a case whose outcome
     // depends on chance: one run of it judges little); three from 16 ranks, whose one run depends
     // on how the host scheduled 8 ranks per core: scenarios/validation/README.md.

@@ -23,11 +23,6 @@ namespace geotrain::cli {
 
 namespace {
 
-std::vector<std::string> models_of(const std::string& m) {
-  if (m == "both") return {"flow", "tcp"};
-  return {m};
-}
-
 constexpr const char* kVarianceKey = "simulation.compute_variance=";
 
 // The user's --set values for the scenario and the emulation: all but compute_variance, which
@@ -115,9 +110,8 @@ std::vector<std::string> simulate_args(const CompareOptions& o, const compare::R
   if (variance_seed > 0)
     args.insert(args.end(), {"--set", fmt::format("simulation.variance_seed={}", variance_seed)});
   if (o.model_effects) {
-    args.insert(args.end(), {"--set", "simulation.rendezvous=true"});
-    args.insert(args.end(), {"--set", "simulation.buffered_sends=true"});
-    args.insert(args.end(), {"--set", fmt::format("simulation.payload_efficiency={:.6f}", kTcpPayloadEfficiency)});
+    const auto effects = model_effect_sets();
+    args.insert(args.end(), effects.begin(), effects.end());
   }
   return args;
 }
@@ -156,6 +150,16 @@ bool profile_has_cpu_times(const compare::RunFiles& m, const Scenario& s) {
 }
 
 }  // namespace
+
+std::vector<std::string> network_models(const std::string& model) {
+  if (model == "both") return {"flow", "tcp"};
+  return {model};
+}
+
+std::vector<std::string> model_effect_sets() {
+  return {"--set", "simulation.rendezvous=true", "--set", "simulation.buffered_sends=true", "--set",
+          fmt::format("simulation.payload_efficiency={:.6f}", kTcpPayloadEfficiency)};
+}
 
 bool whole_run(const std::string& run) {
   return fs::exists(run + "/summary.json") && fs::exists(run + "/ops.csv");
@@ -206,7 +210,7 @@ std::string member_dir(const std::string& dir, const std::string& model, std::si
 
 // A re-comparison replaces its own predictions, the ensemble of an earlier one included.
 void remove_predictions(const std::string& dir) {
-  for (const auto& model : models_of("both")) fs::remove_all(dir + "/sim_" + model);
+  for (const auto& model : network_models("both")) fs::remove_all(dir + "/sim_" + model);
   fs::remove_all(dir + "/ensemble");
 }
 
@@ -316,7 +320,7 @@ compare::Comparison run_compare(const CompareOptions& o, std::string& dir_out) {
   const compare::RunFiles m = reused ? *reused : compare::read_measured_run(measured);
   warn_if_unshaped(m);
   if (!reused) host_cores = modelled_host_cores(o, m, s);
-  const auto models = models_of(o.network_model);
+  const auto models = network_models(o.network_model);
   // The first run's predictions decide whether to measure again (their spread).
   Predictions p = predict(o, s, m, host_cores, dir, models);
   compare::RunEnsemble measured_runs{{m}, {}};

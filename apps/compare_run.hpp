@@ -62,6 +62,13 @@ struct CompareOptions {
   bool emulate_runs = true;     // false: only reuse (validate --reuse-only)
 };
 
+// "both" -> {"flow", "tcp"}; a single model name -> {it}.
+std::vector<std::string> network_models(const std::string& model);
+
+// The --set arguments of the stack effects compare models (rendezvous, buffered sends, TCP payload
+// share), measured once on this emulator, not per run; validate --plan predicts with the same.
+std::vector<std::string> model_effect_sets();
+
 // The host cores compare models for measured run `m`: 0 without CompareOptions::host_cores;
 // else the run's, or an InputError saying why the run cannot be modelled so.
 int modelled_host_cores(const CompareOptions& o, const compare::RunFiles& m, const Scenario& s);

@@ -132,11 +132,6 @@ class PlannedProfiles {
   nlohmann::json index_;
 };
 
-std::vector<std::string> models_named(const std::string& m) {
-  if (m == "both") return {"flow", "tcp"};
-  return {m};
-}
-
 // A case's prediction for one network model: `seeds` simulations from the planned profile, the
 // median one judged (as compare judges an ensemble).
 struct PlannedPrediction {
@@ -166,9 +161,8 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
       args.insert(args.end(), {"--set", fmt::format("simulation.host_cores={}", host_cores)});
       args.insert(args.end(), {"--set", fmt::format("simulation.host_background_cores={:.4f}", o.background_cores)});
     }
-    // The stack effects compare models, measured once on this emulator, not per run.
-    args.insert(args.end(), {"--set", "simulation.rendezvous=true", "--set", "simulation.buffered_sends=true", "--set",
-                             fmt::format("simulation.payload_efficiency={:.6f}", kTcpPayloadEfficiency)});
+    const auto effects = model_effect_sets();  // compare's, measured once on this emulator
+    args.insert(args.end(), effects.begin(), effects.end());
     run_child(self_executable(), args, out + ".log");
     e.runs.push_back(compare::read_predicted_run(out, run.warmup));
   }
@@ -176,13 +170,14 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
   return {judged.iteration_time_s, compare::mean(judged.iteration_times_s), compare::run_spread_pct(e.runs)};
 }
 
-std::pair<std::string, std::string> split_case_name(const std::string& stem) {
+
+}  // namespace
+
+std::pair<std::string, std::string> suite_case_labels(const std::string& stem) {
   const auto cut = stem.find("__");
   if (cut == std::string::npos) return {stem, ""};
   return {stem.substr(0, cut), stem.substr(cut + 2)};
 }
-
-}  // namespace
 
 int run_plan_validation(const PlanValidationOptions& o) {
   const std::string plan_dir = path_under(o.out, {"plan"}, "--out").string();
@@ -193,7 +188,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
   PlanProfiling profiling;
   for (const auto& file : o.cases) {
     const std::string stem = file.stem().string();
-    const auto [variant, network] = split_case_name(stem);
+    const auto [variant, network] = suite_case_labels(stem);
     const fs::path case_dir = path_under(o.out, {stem}, "--scenarios file");
     fmt::print("== {} (planned)\n", stem);
     std::fflush(stdout);
@@ -212,7 +207,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
       const int host_cores = run.host_cores > 0 && world > run.host_cores && run.torch_threads == 1 ? run.host_cores : 0;
       const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
       fs::create_directories(case_out);
-      for (const auto& model : models_named(o.network_model)) {
+      for (const auto& model : network_models(o.network_model)) {
         const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
         PlanRow r;
         r.variant = variant, r.network = network, r.model_preset = s.model.preset, r.network_model = model;

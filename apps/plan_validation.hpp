@@ -12,6 +12,7 @@
 // distinct planned-profile key (emu/profile/profile_key.hpp), reused when already there.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace geotrain::cli {
@@ -27,6 +28,9 @@ struct PlanValidationOptions {
   double background_cores = 0;               // simulation.host_background_cores (a plan has no run to measure it)
   std::string network_model = "both";
 };
+
+// A suite file's labels: "ddp_ring__case5" -> {"ddp_ring", "case5"}; {stem, ""} without "__".
+std::pair<std::string, std::string> suite_case_labels(const std::string& stem);
 
 // Returns 0. Cases without a committed comparison are left out and said; a failed case is said and
 // the others go on. Throws InputError for a bad folder before anything is written.
