@@ -46,7 +46,7 @@ nlohmann::json measure(const SimBenchCase& c) {
 
 std::vector<SimBenchCase> sim_bench_cases(const std::string& source_dir) {
   const std::string dir = source_dir + "/scenarios/";
-  return {
+  std::vector<SimBenchCase> cases = {
       {"a", dir + "paper/dtfm_case5.yaml", "DT-FM case 5, GPT-3 XL, 64 devices, gpipe 8x8"},
       {"b-gpipe", dir + "bench/world_1024_gpipe.yaml", "1,024 devices, 10 cities, gpipe 16x64"},
       {"b-ddp", dir + "bench/world_1024_ddp.yaml", "1,024 devices, 10 cities, ddp ring all-reduce"},
@@ -63,6 +63,68 @@ std::vector<SimBenchCase> sim_bench_cases(const std::string& source_dir) {
       {"e-ddp", dir + "bench/world_4096_ddp.yaml", "65,536 devices, 10 cities, ddp ring all-reduce",
        {"devices.count=65536", "training.global_batch=131072"}},
   };
+  // Issue 35: every other strategy at 4,096 (c), 16,384 (d) and 65,536 (e) devices, from its
+  // pinned bench scenario (tests/sim/prediction_regression_test.cpp) with more devices; a data
+  // parallel replica needs at least one sequence, so the global batch is 2 x devices throughout.
+  struct Strategy {
+    const char* id;
+    const char* file;  // under scenarios/bench/
+    const char* what;
+    bool pipeline;  // 2 stages x devices/2
+  };
+  const Strategy strategies[] = {
+      {"adpsgd", "world_1024_adpsgd.yaml", "adpsgd gossip", false},
+      {"local-sgd", "world_1024_local-sgd.yaml", "local-sgd, ring every 8 steps", false},
+      {"diloco", "world_1024_diloco.yaml", "diloco H=50, wait for all", false},
+      {"diloco-timeout", "world_512_diloco-timeout.yaml",
+       "diloco H=50, averaging timeout 30 s, stragglers, churn", false},
+      {"ps-gather-scatter", "world_1024_ps-gather-scatter.yaml", "ps-gather-scatter", false},
+      {"ps-sharded", "world_256_ps-sharded.yaml", "ps-sharded (direct all-to-all)", false},
+      {"ddp-bucketed", "world_1024_ddp-bucketed.yaml", "ddp-bucketed, 25 MB buckets", false},
+      {"sdpipe-preduce", "world_1024_sdpipe-preduce.yaml", "sdpipe-preduce", true},
+      {"hetpipe", "world_1024_hetpipe.yaml", "hetpipe", true},
+  };
+  const struct {
+    const char* prefix;
+    long long devices;
+    const char* label;
+  } sizes[] = {{"c", 4096, "4,096"}, {"d", 16384, "16,384"}, {"e", 65536, "65,536"}};
+  for (const auto& size : sizes) {
+    for (const auto& st : strategies) {
+      SimBenchCase c;
+      c.id = std::string(size.prefix) + "-" + st.id;
+      c.scenario = dir + "bench/" + st.file;
+      c.what = std::string(size.label) + " devices, 10 cities, " + st.what +
+               (st.pipeline ? " 2x" + std::to_string(size.devices / 2) : "");
+      c.sets = {"devices.count=" + std::to_string(size.devices),
+                "training.global_batch=" + std::to_string(2 * size.devices)};
+      if (st.pipeline) c.sets.push_back("strategy.replicas=" + std::to_string(size.devices / 2));
+      c.in_default = false;
+      cases.push_back(std::move(c));
+    }
+  }
+  // (f) 262,144 devices: gpipe 16 x 16,384 (2 sequences per replica, as in e-gpipe) and ddp.
+  cases.push_back({"f-gpipe", dir + "bench/world_4096_gpipe.yaml",
+                   "262,144 devices, 10 cities, gpipe 16x16384",
+                   {"devices.count=262144", "strategy.replicas=16384",
+                    "training.global_batch=32768"},
+                   false});
+  cases.push_back({"f-ddp", dir + "bench/world_4096_ddp.yaml",
+                   "262,144 devices, 10 cities, ddp ring all-reduce",
+                   {"devices.count=262144", "training.global_batch=524288"}, false});
+  return cases;
+}
+
+bool sim_bench_selected(const SimBenchCase& c, const std::vector<std::string>& only, bool all) {
+  if (only.empty()) return all || c.in_default;
+  for (const auto& o : only) {
+    if (o == c.id) return true;
+    if (!o.empty() && (o.back() == '-' || o.back() == '*')) {
+      const std::string prefix = o.back() == '*' ? o.substr(0, o.size() - 1) : o;
+      if (c.id.compare(0, prefix.size(), prefix) == 0) return true;
+    }
+  }
+  return false;
 }
 
 SimBenchResult run_sim_bench_case(const SimBenchCase& c) {
@@ -106,6 +168,7 @@ SimBenchResult run_sim_bench_case(const SimBenchCase& c) {
   r.simulate_s = j.at("simulate_s").get<double>();
   r.total_s = j.at("total_s").get<double>();
   r.iteration_time_s = j.at("iteration_time_s").get<double>();
+  if (r.world_size > 0) r.peak_rss_per_device_bytes = r.peak_rss_bytes / r.world_size;
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/common/small_math.hpp"
+#include "sim/engine/ring_walk.hpp"
 #include "sim/engine/sim_context.hpp"
 #include "sim/program/collective_schedule.hpp"
 
@@ -29,7 +30,7 @@ double flow_bytes(SimContext& ctx, const CollectiveInstance& inst, int p, int n,
 }  // namespace
 
 RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std::size_t count,
-                   const StepSeconds& step_seconds) {
+                   const StepSeconds& step_seconds, int closed_form_above) {
   const int n = static_cast<int>(entry_s.size());
   const auto un = static_cast<std::size_t>(n);
   RingPlan plan;
@@ -69,6 +70,22 @@ RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std:
   // e(p,k+1) = max(e(p-1,k), e(p,k), e(p+1,k)) + T(p,k+1): one pass per step (max is exact,
   // so the values are bit for bit those of the two-pass form).
   std::vector<double> e(un), next(un);
+  if (kind == CollectiveKind::allreduce && n > closed_form_above && n >= 3) {
+    // Step 0 exactly as below; then 2N-3 steps of the mean chunk in closed form.
+    const auto shift = static_cast<std::size_t>(mod(-1, n));
+    for (std::size_t p = 0; p < un; ++p)
+      e[p] = std::max(entry_s[p], entry_s[(p + 1) % un]) +
+             step[static_cast<std::size_t>(size_of[p + shift]) * un + p];
+    std::vector<double> mean_step(un);
+    for (int p = 0; p < n; ++p)
+      mean_step[static_cast<std::size_t>(p)] = step_seconds(p, total / static_cast<double>(n));
+    if (auto walked = ring_walk_max(e, mean_step, 2L * n - 3)) {
+      plan.link_end_s = std::move(*walked);
+      for (std::size_t p = 0; p < un; ++p)
+        plan.finish_s[p] = std::max(plan.link_end_s[p], plan.link_end_s[(p + un - 1) % un]);
+      return plan;
+    }
+  }
   bool first = true;
   for (bool rs : phases) {
     for (int j = 0; j < n - 1; ++j) {
@@ -95,9 +112,14 @@ RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std:
 
 double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, int instance) {
   const Group& g = ctx.program().group(op.group);
+  return run_aggregated_ring(ctx, rank, g, ctx.position(op.group, rank), op.kind, op.bytes,
+                             instance, op.group);
+}
+
+double run_aggregated_ring(SimContext& ctx, int rank, const Group& g, int p, CollectiveKind kind,
+                           double buffer_bytes, int instance, int mailbox_key) {
   const int n = static_cast<int>(g.ranks.size());
   if (n < 2) return 0;
-  const int p = ctx.position(op.group, rank);
   auto device = [&](int position) { return ctx.device_of_rank(g.ranks[static_cast<std::size_t>(mod(position, n))]); };
   CollectiveInstance& inst = ctx.collectives().instance(instance);
   auto semaphore = sg4::Semaphore::create(0);  // checked and stored without yielding in between
@@ -105,17 +127,17 @@ double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, in
   if (inst.entered < n) {
     inst.all_entered->acquire();
   } else {
-    const auto count = static_cast<std::size_t>(std::llround(op.bytes));
+    const auto count = static_cast<std::size_t>(std::llround(buffer_bytes));
     // Per-link latency and rate looked up once: the recurrence evaluates N x 2(N-1) steps.
     std::vector<double> latency(static_cast<std::size_t>(n)), rate(static_cast<std::size_t>(n));
     for (int q = 0; q < n; ++q) {
       latency[static_cast<std::size_t>(q)] = ctx.flow_latency_s(device(q), device(q + 1));
       rate[static_cast<std::size_t>(q)] = ctx.flow_rate_Bps(device(q), device(q + 1));
     }
-    RingPlan plan = plan_ring(op.kind, inst.entry_s, count, [&](int q, double bytes) {
+    RingPlan plan = plan_ring(kind, inst.entry_s, count, [&](int q, double bytes) {
       const auto i = static_cast<std::size_t>(q);
       return latency[i] + bytes / rate[i];
-    });
+    }, ctx.settings().ring_closed_form_above);
     inst.finish_s = std::move(plan.finish_s);
     inst.link_end_s = std::move(plan.link_end_s);
     inst.send_bytes = std::move(plan.send_bytes);
@@ -127,13 +149,13 @@ double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, in
   std::vector<sg4::CommPtr> comms;
   void* sink = nullptr;
   if (flow_bytes(ctx, inst, mod(p - 1, n), n, device(p - 1), device(p), t0) > 0)
-    comms.push_back(ctx.collective_mailbox(g.ranks[prev], rank, op.group)->get_async<void>(&sink));
+    comms.push_back(ctx.collective_mailbox(g.ranks[prev], rank, mailbox_key)->get_async<void>(&sink));
   const double bytes = inst.send_bytes[up];
   ctx.routes().count_bytes(device(p), device(p + 1), bytes);
   const double load = flow_bytes(ctx, inst, p, n, device(p), device(p + 1), t0);
   if (load > 0) {
     const int next = g.ranks[static_cast<std::size_t>(mod(p + 1, n))];
-    auto comm = ctx.collective_mailbox(rank, next, op.group)
+    auto comm = ctx.collective_mailbox(rank, next, mailbox_key)
                     ->put_init(&kNoPayload, static_cast<std::uint64_t>(load));
     comm->set_rate(load / (inst.link_end_s[up] - t0 - ctx.flow_latency_s(device(p), device(p + 1))));
     comm->start();

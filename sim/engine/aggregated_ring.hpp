@@ -32,11 +32,18 @@ struct RingPlan {
 using StepSeconds = std::function<double(int position, double bytes)>;
 
 // kind: allreduce, reduce_scatter or allgather; count: elements (bytes) of the buffer.
+// An all-reduce of more than `closed_form_above` members is evaluated by ring_walk.hpp in
+// O(N x G): every step after the first then moves count / N bytes (the mean chunk; chunks differ
+// by at most one byte, which the stepping form counts and this one does not).
 RingPlan plan_ring(CollectiveKind kind, const std::vector<double>& entry_s, std::size_t count,
-                   const StepSeconds& step_seconds);
+                   const StepSeconds& step_seconds, int closed_form_above = 100'000'000);
 
 // Runs the aggregated ring for `rank` (instance: its CollectiveRegistry entry, already entered).
 // Returns the bytes this member sent.
 double run_aggregated_ring(SimContext& ctx, int rank, const CollectiveOp& op, int instance);
+// The same for a group the Program does not hold (a partial reduce's window): `position` is
+// the rank's in `group`, `mailbox_key` keys its load flows apart from other traffic.
+double run_aggregated_ring(SimContext& ctx, int rank, const Group& group, int position,
+                           CollectiveKind kind, double buffer_bytes, int instance, int mailbox_key);
 
 }  // namespace geotrain::engine

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/common/error.hpp"
+#include "sim/engine/aggregated_direct.hpp"
 #include "sim/engine/aggregated_ring.hpp"
 #include "sim/engine/gloo_replay.hpp"
 #include "sim/engine/schedule_replay.hpp"
@@ -49,6 +50,11 @@ bool uses_aggregated_ring(const CollectiveOp& op, int group_size, const EngineSe
                          op.kind == CollectiveKind::allgather;
   return ring_kind && modelled_algorithm(op, settings) == CollectiveAlgorithm::ring &&
          group_size > settings.aggregate_collectives_above;
+}
+
+bool runs_aggregated_direct(const SimContext& ctx, const CollectiveOp& op, int group_size) {
+  return uses_aggregated_direct(modelled_algorithm(op, ctx.settings()), group_size, ctx.settings(),
+                                !ctx.platform().bandwidth_changes.empty());
 }
 
 namespace {
@@ -112,6 +118,10 @@ void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord&
     return;
   }
   const auto algorithm = modelled_algorithm(op, ctx.settings());
+  if (runs_aggregated_direct(ctx, op, n)) {
+    record.bytes_sent = run_aggregated_direct(ctx, rank, op, instance);
+    return;
+  }
   if (algorithm == CollectiveAlgorithm::library) {
     record.bytes_sent = replay_gloo(ctx, rank, g,
                                     gloo_actions(op.kind, n, position, root_position(g, op.root),

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "sim/common/overloaded.hpp"
+#include "sim/engine/aggregated_ring.hpp"
 #include "sim/engine/schedule_replay.hpp"
 #include "sim/engine/sim_clock.hpp"
 #include "sim/engine/sim_context.hpp"
@@ -24,13 +25,16 @@ constexpr int kPartialReduceKey = 1 << 29;
 // A store message (key, value, header) of the partial-reduce protocol.
 constexpr std::uint64_t kStoreMessageBytes = 128;
 
-// One message of the coordinator protocol between two hosts (none when they are the same:
-// rank 0 talks to its own store over loopback).
-void store_message(sg4::Host* from, sg4::Host* to) {
-  if (from != to) sg4::Comm::sendto(from, to, kStoreMessageBytes);
-}
-
 }  // namespace
+
+// One closed window, shared by its members (one copy, not one per member: windows reach tens
+// of thousands of members).
+struct DynamicRunner::FormedWindow {
+  long id = 0;                 // the window's number within its (group, tag)
+  std::vector<int> positions;  // group positions, ascending
+  std::shared_ptr<const std::vector<int>> ranks;  // the same members as ranks, ascending
+  Group ring;                  // the members as a group, in position order (the ring's order)
+};
 
 struct DynamicRunner::Window {
   Window(const PartialReduceRule& r, int members, FullSyncBaton& baton)
@@ -41,9 +45,28 @@ struct DynamicRunner::Window {
   PartialReduceWindow rule;
   sg4::MutexPtr mutex;
   sg4::ConditionVariablePtr changed;
-  // decided[member]: the group (member positions) of the window it was ready in, until it takes it.
-  std::vector<std::optional<std::vector<int>>> decided;
+  long formed = 0;  // windows closed so far
+  // decided[member]: the window it was ready in, until it takes it.
+  std::vector<std::shared_ptr<const FormedWindow>> decided;
 };
+
+// One message of the coordinator protocol between two ranks' hosts (none when they are the
+// same: rank 0 talks to its own store over loopback). In windows of more than
+// simulation.aggregate_collectives_above members the message is timed as a lone transfer
+// (latency + 128 B / bandwidth) instead of a flow: thousands of them at once on rank 0's NIC
+// cost SimGrid O(N^2) re-sharing, for at most N x 128 B / bandwidth of time (3.4 ms for 32,768
+// members at 1.25 GB/s).
+void DynamicRunner::store_message(int from_rank, int to_rank, bool lone) {
+  sg4::Host* from = ctx_.host_of_rank(from_rank);
+  sg4::Host* to = ctx_.host_of_rank(to_rank);
+  if (from == to) return;
+  if (lone)
+    sg4::this_actor::sleep_for(ctx_.step_seconds(ctx_.device_of_rank(from_rank),
+                                                 ctx_.device_of_rank(to_rank),
+                                                 static_cast<double>(kStoreMessageBytes)));
+  else
+    sg4::Comm::sendto(from, to, kStoreMessageBytes);
+}
 
 // SimGrid 3.32 crashes when an actor creates a Mutex (measured here), so every window, with its
 // mutex and condition variable, is made before the actors start.
@@ -85,11 +108,13 @@ DynamicRunner::Decision DynamicRunner::gossip(int rank, const DynamicOp& op, con
       gossip_pairing(rule.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
   if (partner_pos < 0) {
     record.idle_to_s = record.start_s;
-    return {round, {rank}, record.start_s};
+    return {round, std::make_shared<const std::vector<int>>(std::vector<int>{rank}), record.start_s};
   }
   const int partner = group.ranks[static_cast<std::size_t>(partner_pos)];
   exchange(rank, partner, op, record);
-  return {round, {std::min(rank, partner), std::max(rank, partner)}, record.start_s};
+  return {round,
+          std::make_shared<const std::vector<int>>(std::vector<int>{std::min(rank, partner), std::max(rank, partner)}),
+          record.start_s};
 }
 
 void DynamicRunner::exchange(int rank, int partner, const DynamicOp& op, OpRecord& record) {
@@ -129,36 +154,40 @@ DynamicRunner::Decision DynamicRunner::partial_reduce(int rank, const DynamicOp&
                                                       OpRecord& record) {
   const Group& group = ctx_.program().group(op.group);
   const int pos = ctx_.position(op.group, rank);
+  const bool large = static_cast<int>(group.ranks.size()) > ctx_.settings().aggregate_collectives_above;
   // The coordinator sits next to the run's store on rank 0 (emu/worker/preduce_coordinator.hpp):
   // it hears of this member one message later and the member learns the decision three
   // messages after it was made (the store's answer to WAIT, then GET's round trip).
-  sg4::Host* member_host = ctx_.host_of_rank(rank);
-  sg4::Host* coordinator_host = ctx_.host_of_rank(0);
-  store_message(member_host, coordinator_host);
+  store_message(rank, 0, large);
   const std::int64_t round = partial_done_[{rank, op.group, op.tag}];
-  const std::vector<int> members = await_window(rank, op);
-  store_message(coordinator_host, member_host);
-  store_message(member_host, coordinator_host);
-  store_message(coordinator_host, member_host);
+  const auto window = await_window(rank, op);
+  store_message(0, rank, large);
+  store_message(rank, 0, large);
+  store_message(0, rank, large);
   record.idle_to_s = now();
-  Decision decision{round, {}, now()};
-  for (int m : members) decision.members.push_back(group.ranks[static_cast<std::size_t>(m)]);
-  std::sort(decision.members.begin(), decision.members.end());
+  Decision decision{round, window->ranks, now()};
+  const auto& members = window->positions;
   if (members.size() < 2) return decision;
-  Group sub{kPartialReduceKey + op.group * 1024 + op.tag, group.name + " (partial)", {}};
-  for (int m : members) sub.ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
-  const int me = static_cast<int>(std::find(members.begin(), members.end(), pos) - members.begin());
-  const auto steps = collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::ring,
-                                         static_cast<int>(members.size()), me, 0,
-                                         static_cast<std::size_t>(std::llround(op.bytes)));
+  const int k = static_cast<int>(members.size());
+  const int me = static_cast<int>(std::lower_bound(members.begin(), members.end(), pos) - members.begin());
   record.transfer_start_s = now();
-  record.bytes_sent = replay_schedule(ctx_, rank, sub, steps);
+  // Above simulation.aggregate_collectives_above members the window's ring is the aggregated
+  // one (aggregated_ring.hpp), as for a Collective op of that size.
+  if (k > ctx_.settings().aggregate_collectives_above) {
+    const int instance = ctx_.collectives().enter(window->ring.id, window->id, me, k, now());
+    record.bytes_sent = run_aggregated_ring(ctx_, rank, window->ring, me, CollectiveKind::allreduce,
+                                            op.bytes, instance, window->ring.id);
+    return decision;
+  }
+  const auto steps = collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::ring, k,
+                                         me, 0, static_cast<std::size_t>(std::llround(op.bytes)));
+  record.bytes_sent = replay_schedule(ctx_, rank, window->ring, steps);
   return decision;
 }
 
 // The member is ready; waits (closing the window when its time has come) until a closed window
-// holds it. Returns that window's members (group positions, ascending).
-std::vector<int> DynamicRunner::await_window(int rank, const DynamicOp& op) {
+// holds it. Returns that window.
+std::shared_ptr<const DynamicRunner::FormedWindow> DynamicRunner::await_window(int rank, const DynamicOp& op) {
   Window& w = window(op);
   const int pos = ctx_.position(op.group, rank);
   std::unique_lock<sg4::Mutex> lock(*w.mutex);
@@ -168,8 +197,16 @@ std::vector<int> DynamicRunner::await_window(int rank, const DynamicOp& op) {
   while (!mine) {
     const auto closes = w.rule.closes_at_s();
     if (closes && *closes <= now()) {
-      const auto formed = w.rule.close();
-      for (int m : formed) w.decided[static_cast<std::size_t>(m)] = formed;
+      auto formed = std::make_shared<FormedWindow>();
+      formed->id = w.formed++;
+      formed->positions = w.rule.close();
+      const Group& group = ctx_.program().group(op.group);
+      formed->ring = {kPartialReduceKey + op.group * 1024 + op.tag, group.name + " (partial)", {}};
+      for (int m : formed->positions) formed->ring.ranks.push_back(group.ranks[static_cast<std::size_t>(m)]);
+      auto ranks = formed->ring.ranks;
+      std::sort(ranks.begin(), ranks.end());
+      formed->ranks = std::make_shared<const std::vector<int>>(std::move(ranks));
+      for (int m : formed->positions) w.decided[static_cast<std::size_t>(m)] = formed;
       w.changed->notify_all();
     } else if (closes) {
       w.changed->wait_until(lock, *closes);
@@ -177,14 +214,13 @@ std::vector<int> DynamicRunner::await_window(int rank, const DynamicOp& op) {
       w.changed->wait(lock);
     }
   }
-  std::vector<int> members = std::move(*mine);
-  mine.reset();
+  auto formed = std::move(mine);
   const std::tuple<int, GroupId, int> key{rank, op.group, op.tag};
   if (++partial_done_[key] == partial_total_.at(key)) {
     w.rule.leave(pos);
     w.changed->notify_all();  // a window (full sync) may have been waiting for this member
   }
-  return members;
+  return formed;
 }
 
 }  // namespace geotrain::engine

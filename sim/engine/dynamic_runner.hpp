@@ -10,7 +10,8 @@
 //                    everyone is in (SimGrid condition variable with a timeout on the
 //                    simulated clock); the members of the closed window then run a ring
 //                    all-reduce of `bytes` among themselves (collective_schedule steps
-//                    replayed message by message, as for Collective ops). After its last
+//                    replayed message by message, as for Collective ops; the aggregated
+//                    ring above simulation.aggregate_collectives_above members). After its last
 //                    round of the run a member leaves the window (nobody waits for it).
 // Waiting for partners or for the window counts as idle in the op's record. Every run's
 // decision (who averaged with whom, and when the rank learnt it) is kept for dynamic.csv, as
@@ -48,18 +49,20 @@ class DynamicRunner {
 
  private:
   struct Window;
+  struct FormedWindow;
   // What one run decided: the rank's round of the op, the ranks averaging (ascending, the rank
-  // itself included) and when the rank learnt it.
+  // itself included; shared by a window's members) and when the rank learnt it.
   struct Decision {
     std::int64_t round = 0;
-    std::vector<int> members;
+    std::shared_ptr<const std::vector<int>> members;
     double decided_s = 0;
   };
   Decision gossip(int rank, const DynamicOp& op, const GossipRule& rule, OpRecord& record);
   // The pair's copies of op.bytes, both ways at once.
   void exchange(int rank, int partner, const DynamicOp& op, OpRecord& record);
   Decision partial_reduce(int rank, const DynamicOp& op, OpRecord& record);
-  std::vector<int> await_window(int rank, const DynamicOp& op);
+  std::shared_ptr<const FormedWindow> await_window(int rank, const DynamicOp& op);
+  void store_message(int from_rank, int to_rank, bool lone);
   Window& window(const DynamicOp& op);
 
   SimContext& ctx_;

@@ -55,6 +55,7 @@ void LanePool::run(Worker& worker) {
     // Items submitted while one runs join the queue; the lane is let go only once it is empty
     // (nothing yields between that test and the release).
     while (!lane.queue_.empty()) {
+      if (auto ext = std::move(lane.external_)) ext->wait();  // FIFO after work started outside
       Lane::Item item = std::move(lane.queue_.front());
       lane.queue_.pop_front();
       item.work();
@@ -74,6 +75,14 @@ std::shared_ptr<Completion> Lane::submit(std::function<void()> work) {
     pool_.activate(*this);
   }
   return done;
+}
+
+std::shared_ptr<Completion> Lane::start_or_submit(const std::function<std::shared_ptr<Completion>()>& start) {
+  if (!active_ && queue_.empty() && (!external_ || external_->done())) {
+    external_ = start();
+    return external_;
+  }
+  return submit([start] { start()->wait(); });
 }
 
 }  // namespace geotrain::engine

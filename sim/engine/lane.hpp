@@ -69,6 +69,12 @@ class Lane {
   Lane& operator=(const Lane&) = delete;
 
   std::shared_ptr<Completion> submit(std::function<void()> work);
+  // Work that runs without an actor once started (a hub transfer, p2p_hub.hpp): `start` begins
+  // it and returns its completion. On an idle lane it starts now, in the caller, and items
+  // submitted later wait for it; otherwise it is queued (started when its turn comes, the
+  // worker waiting for it). Saves an actor per transfer: a parameter server's tens of
+  // thousands of pulls in flight at once.
+  std::shared_ptr<Completion> start_or_submit(const std::function<std::shared_ptr<Completion>()>& start);
 
  private:
   friend class LanePool;
@@ -79,6 +85,7 @@ class Lane {
   LanePool& pool_;
   std::deque<Item> queue_;
   bool active_ = false;  // a worker is draining this lane
+  std::shared_ptr<Completion> external_;  // work started outside a worker, still running
 };
 
 }  // namespace geotrain::engine

@@ -1,5 +1,7 @@
 #include "sim/engine/metrics.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -150,7 +152,8 @@ void bytes(SimContext& ctx, SimulationResult& res) {
         if (cb.instances == 0) {
           const int n = static_cast<int>(g.ranks.size());
           cb = {g.name, op.label, to_string(c->kind), to_string(modelled_algorithm(*c, ctx.settings())), n, 0, 0};
-          if (uses_aggregated_ring(*c, n, ctx.settings())) cb.algorithm += " (aggregated)";
+          if (uses_aggregated_ring(*c, n, ctx.settings()) || runs_aggregated_direct(ctx, *c, n))
+            cb.algorithm += " (aggregated)";
         }
         ++cb.instances;
         cb.bytes_sent += o.bytes_sent;
@@ -191,6 +194,13 @@ SimulationResult summarize(SimContext& ctx, const Scenario& scenario) {
   }
   res.records = std::move(ctx.recorder());
   res.dynamic_decisions = ctx.dynamic().take_decisions();
+  if (const double entries = results::dynamic_csv_entries(res.dynamic_decisions);
+      entries > results::kDynamicCsvMaxEntries) {
+    res.warnings.push_back(fmt::format(
+        "dynamic.csv not written: its rows would list {:.3g} members (windows of thousands of "
+        "ranks; the limit is {:.3g})", entries, results::kDynamicCsvMaxEntries));
+    res.dynamic_decisions.clear();
+  }
   return res;
 }
 

@@ -38,13 +38,17 @@ void RankActor::prepost_receives() {
   recvs_.assign(slots, nullptr);
   payloads_.assign(slots, nullptr);
   pending_.assign(slots, nullptr);
+  hub_recvs_.assign(slots, nullptr);
   // In program order, so that FIFO matching on each (src, dst, tag) mailbox pairs the k-th send
   // with the k-th receive.
   for (int it = 0; it < ctx_.settings().iterations; ++it)
     for (std::size_t i = 0; i < ops.size(); ++i)
       if (const auto* r = ops[i].as<RecvOp>(); r && ops[i].active_in(it)) {
         const std::size_t s = slot(it, static_cast<int>(i));
-        recvs_[s] = ctx_.p2p_mailbox(r->peer, rank_, r->tag)->get_async<void>(&payloads_[s]);
+        if (P2PHub* hub = ctx_.hub_for(r->peer, rank_, r->tag))
+          hub_recvs_[s] = hub->next_receive(r->peer, rank_);
+        else
+          recvs_[s] = ctx_.p2p_mailbox(r->peer, rank_, r->tag)->get_async<void>(&payloads_[s]);
       }
 }
 
@@ -120,6 +124,18 @@ void RankActor::send(int iteration, int index, const SendOp& op, bool nonblockin
     else done->wait();
     return;
   }
+  if (P2PHub* hub = ctx_.hub_for(rank_, op.peer, op.tag)) {
+    // A fan-in or fan-out of this tag: timed by the hub's fluid model (p2p_hub.hpp), still in
+    // this connection's FIFO order, and without an actor when the connection is free.
+    auto transfer = hub->next_send(rank_, op.peer);
+    auto done = ctx_.send_lane(rank_, op.peer).start_or_submit([=] {
+      hub->start(rank, op.peer, static_cast<double>(bytes), transfer, *rec);
+      return std::shared_ptr<Completion>(transfer, &transfer->done);
+    });
+    if (nonblocking) pending_[slot(iteration, index)] = done;
+    else done->wait();
+    return;
+  }
   auto done = ctx_.send_lane(rank_, op.peer).submit([=] {
     if (ctx->settings().rendezvous) ctx->rendezvous().wait_ready(Rendezvous::p2p, rank, op.peer, op.tag);
     rec->transfer_start_s = now();
@@ -151,6 +167,13 @@ void RankActor::collective(int iteration, int index, const CollectiveOp& op, boo
 
 void RankActor::wait_recv(int iteration, int index) {
   const std::size_t s = slot(iteration, index);
+  if (auto t = std::move(hub_recvs_[s])) {
+    t->done.wait();
+    OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
+    rec.end_s = t->finish_s;
+    if (t->sender) rec.idle_to_s = t->sender->transfer_start_s;
+    return;
+  }
   if (!recvs_[s]) return;
   recvs_[s]->wait();
   OpRecord& rec = ctx_.recorder().at(rank_, iteration, index);
@@ -163,7 +186,7 @@ void RankActor::wait_recv(int iteration, int index) {
 void RankActor::wait_ops(int iteration, const std::vector<int>& indices) {
   for (int i : indices) {
     const std::size_t s = slot(iteration, i);
-    if (recvs_[s]) wait_recv(iteration, i);
+    if (recvs_[s] || hub_recvs_[s]) wait_recv(iteration, i);
     if (pending_[s]) {
       pending_[s]->wait();
       pending_[s] = nullptr;

@@ -19,6 +19,7 @@
 
 #include <simgrid/s4u/Comm.hpp>
 
+#include "sim/engine/p2p_hub.hpp"
 #include "sim/engine/sim_context.hpp"
 #include "sim/workload/straggler_schedule.hpp"
 
@@ -45,6 +46,7 @@ class RankActor {
   std::vector<simgrid::s4u::CommPtr> recvs_;  // by slot, pre-posted
   std::vector<void*> payloads_;               // by slot: the sender's OpRecord
   std::vector<std::shared_ptr<Completion>> pending_;  // by slot: queued sends/collectives
+  std::vector<std::shared_ptr<HubTransfer>> hub_recvs_;  // by slot: receives through a hub
 };
 
 }  // namespace geotrain::engine

@@ -39,6 +39,10 @@ void RouteTable::count_bytes(int src_device, int dst_device, double bytes) {
   for (int l : route(src_device, dst_device).links) bytes_[static_cast<std::size_t>(l)] += bytes;
 }
 
+void RouteTable::count_link_bytes(const simgrid::s4u::Link* link, double bytes) {
+  if (bytes > 0) bytes_[static_cast<std::size_t>(link_index(link))] += bytes;
+}
+
 int RouteTable::link_index(const simgrid::s4u::Link* link) {
   auto it = index_.find(link);
   if (it != index_.end()) return it->second;

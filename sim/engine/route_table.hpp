@@ -31,6 +31,8 @@ class RouteTable {
   void set_live_bandwidth(bool live) { live_ = live; }
   // Adds `bytes` to every link of the route src -> dst.
   void count_bytes(int src_device, int dst_device, double bytes);
+  // Adds `bytes` to one link (aggregated forms that count per link, not per route).
+  void count_link_bytes(const simgrid::s4u::Link* link, double bytes);
 
   const std::vector<std::string>& link_names() const { return names_; }
   const std::vector<double>& link_bytes() const { return bytes_; }

@@ -1,12 +1,14 @@
 #include "sim/engine/sim_context.hpp"
 
 #include "sim/engine/dynamic_runner.hpp"
+#include "sim/engine/p2p_hub.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "sim/common/error.hpp"
 #include "sim/engine/network_config.hpp"
@@ -44,6 +46,38 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
         auto& groups = nonblocking_groups_[r];
         if (std::find(groups.begin(), groups.end(), c->group) == groups.end()) groups.push_back(c->group);
       }
+  make_hubs();
+}
+
+// A hub per (rank, tag) with more distinct peers than aggregate_collectives_above, in one
+// direction; only where the fluid model applies (no rendezvous, buffered sends or bandwidth
+// changes: those keep every transfer a SimGrid flow).
+void SimContext::make_hubs() {
+  if (settings_.rendezvous || settings_.buffered_sends || !platform_.bandwidth_changes.empty()) return;
+  for (std::size_t r = 0; r < program_.ranks.size(); ++r) {
+    std::map<std::pair<bool, int>, std::set<int>> peers;  // (inbound?, tag) -> peers
+    for (const Op& op : program_.ranks[r]) {
+      if (const auto* s = op.as<SendOp>()) peers[{false, s->tag}].insert(s->peer);
+      if (const auto* v = op.as<RecvOp>()) peers[{true, v->tag}].insert(v->peer);
+    }
+    for (const auto& [key, set] : peers)
+      if (static_cast<int>(set.size()) > settings_.aggregate_collectives_above)
+        hubs_.emplace(std::tuple{key.first, static_cast<int>(r), key.second},
+                      std::make_shared<P2PHub>(*this, static_cast<int>(r), key.second, key.first));
+  }
+}
+
+P2PHub* SimContext::hub_for(int src, int dst, int tag) const {
+  if (hubs_.empty()) return nullptr;
+  if (auto it = hubs_.find({true, dst, tag}); it != hubs_.end()) return it->second.get();
+  if (auto it = hubs_.find({false, src, tag}); it != hubs_.end()) return it->second.get();
+  return nullptr;
+}
+
+std::vector<P2PHub*> SimContext::hubs() const {
+  std::vector<P2PHub*> out;
+  for (const auto& [key, hub] : hubs_) out.push_back(hub.get());
+  return out;
 }
 
 bool SimContext::collectives_inline(int rank, GroupId group) const {

@@ -39,6 +39,9 @@ struct EngineSettings {
   double tcp_buffer_bytes = 64.0 * 1024 * 1024;
   // Ring collectives over groups larger than this use the aggregated form (O(N) flows).
   int aggregate_collectives_above = 64;
+  // Aggregated all-reduce rings larger than this evaluate their recurrence in O(N x G)
+  // (ring_walk.hpp) instead of stepping it in O(N^2).
+  int ring_closed_form_above = 8192;
   bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
   // A send of at most one TCP window completes when it is handed to the socket, not on arrival.
   bool buffered_sends = false;
@@ -50,6 +53,7 @@ struct EngineSettings {
 };
 
 class DynamicRunner;
+class P2PHub;
 
 class SimContext {
  public:
@@ -98,7 +102,12 @@ class SimContext {
   const Platform& platform() const { return platform_; }
   std::vector<bool>& finished() { return finished_; }
   Rendezvous& rendezvous() { return rendezvous_; }
-  DynamicRunner& dynamic() { return *dynamic_; }  // gossip and partial reduce (dynamic_runner.hpp)
+  DynamicRunner& dynamic() { return *dynamic_; }
+  // The hub (p2p_hub.hpp) that carries transfers src -> dst of `tag`, or nullptr: the
+  // receiver's inbound hub for the tag if it has one, else the sender's outbound hub.
+  P2PHub* hub_for(int src, int dst, int tag) const;
+  // Every hub, to start their actors.
+  std::vector<P2PHub*> hubs() const;  // gossip and partial reduce (dynamic_runner.hpp)
   // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
   // one-way delay later (the route's latency, not a model's transfer latency).
   void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
@@ -110,8 +119,10 @@ class SimContext {
     return stream_free_at_[{src, dst, stream}];
   }
 
- private:
+  // The scenario's network model's closed forms (network_config.hpp).
   TransferModel transfer_model() const;
+
+ private:
   simgrid::s4u::Mailbox* mailbox(int kind, int src, int dst, int key);
   Lane& lane(int kind, int rank, int key);
 
@@ -135,6 +146,10 @@ class SimContext {
   std::vector<bool> finished_;
   std::vector<std::vector<GroupId>> nonblocking_groups_;  // by rank: groups with a nonblocking collective
   Rendezvous rendezvous_;
+  // (inbound?, hub rank, tag) -> hub: ranks that receive one tag from, or send it to, more than
+  // aggregate_collectives_above distinct peers.
+  std::map<std::tuple<bool, int, int>, std::shared_ptr<P2PHub>> hubs_;
+  void make_hubs();
   std::shared_ptr<DynamicRunner> dynamic_;  // shared_ptr: DynamicRunner is incomplete here
 };
 

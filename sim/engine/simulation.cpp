@@ -53,6 +53,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.network_model = o.network_model.value_or(s.simulation.network_model);
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
+  e.ring_closed_form_above = s.simulation.ring_closed_form_above;
   e.rendezvous = s.simulation.rendezvous;
   e.buffered_sends = s.simulation.buffered_sends;
   e.library_collectives = s.emulation.collectives == "gloo";
@@ -105,6 +106,10 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);
   for (int r = 0; r < program.world_size; ++r)
     sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));
+  for (P2PHub* hub : ctx.hubs())
+    sg4::Actor::create(fmt::format("hub of rank {}", hub->rank()), ctx.host_of_rank(hub->rank()),
+                       [hub] { hub->run(); })
+        ->daemonize();
   std::string kernel_error;
   try {
     engine.run();

@@ -21,7 +21,13 @@ void write_dynamic_csv(const std::vector<DynamicRow>& rows, std::ostream& out) {
   out << kDynamicCsvHeader;
   for (const DynamicRow* r : order)
     fmt::print(out, "{},{},{},{},{},{},{:.9f}\n", r->rank, r->step, r->op, r->rule, r->round,
-               fmt::join(r->members, ";"), r->decided_s);
+               fmt::join(*r->members, ";"), r->decided_s);
+}
+
+double dynamic_csv_entries(const std::vector<DynamicRow>& rows) {
+  double n = 0;
+  for (const auto& r : rows) n += static_cast<double>(r.members->size());
+  return n;
 }
 
 }  // namespace geotrain::results

@@ -8,6 +8,7 @@
 // the rank learnt the decision. The emulator merges its workers' files into this format
 // (emu/launch/result_files.cpp), the simulator writes it here, so the two compare row by row.
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,12 +23,19 @@ struct DynamicRow {
   int op = 0;  // index in the rank's Program
   std::string rule;
   std::int64_t round = 0;
-  std::vector<int> members;  // ranks, ascending
+  // ranks, ascending; shared by the rows of one partial-reduce window (tens of thousands of
+  // members each at internet scale: one list per window, not one copy per member)
+  std::shared_ptr<const std::vector<int>> members;
   double decided_s = 0;
 };
 
 // Rows sorted by (rank, step, op), as the emulator's merge orders them (rank by rank, each in the
 // order it ran its ops); decided_s with 9 decimals, as the workers print it.
 void write_dynamic_csv(const std::vector<DynamicRow>& rows, std::ostream& out);
+
+// Members listed over all rows: the file holds about 7 bytes per entry (a 32,768-member window
+// of 32,768 rows lists 1e9), so writers skip it above a limit and say so.
+double dynamic_csv_entries(const std::vector<DynamicRow>& rows);
+inline constexpr double kDynamicCsvMaxEntries = 5e7;
 
 }  // namespace geotrain::results

@@ -10,14 +10,18 @@ namespace dynamic_csv_test {
 
 using namespace geotrain;
 
+std::shared_ptr<const std::vector<int>> list(std::vector<int> ranks) {
+  return std::make_shared<const std::vector<int>>(std::move(ranks));
+}
+
 TEST_CASE("dynamic.csv: rows by rank, step and op, members joined by semicolons, 9 decimals",
           "[results]") {
   // Given in the order a simulation decides them (ranks interleaved).
   const std::vector<results::DynamicRow> rows = {
-      {1, 0, 3, "gossip", 0, {0, 1}, 0.5},
-      {0, 1, 3, "gossip", 1, {0}, 1.25},
-      {0, 0, 3, "gossip", 0, {0, 1}, 0.5},
-      {2, 0, 7, "partial_reduce", 0, {2}, 1.0 / 3},
+      {1, 0, 3, "gossip", 0, list({0, 1}), 0.5},
+      {0, 1, 3, "gossip", 1, list({0}), 1.25},
+      {0, 0, 3, "gossip", 0, list({0, 1}), 0.5},
+      {2, 0, 7, "partial_reduce", 0, list({2}), 1.0 / 3},
   };
   std::ostringstream out;
   results::write_dynamic_csv(rows, out);
@@ -26,6 +30,7 @@ TEST_CASE("dynamic.csv: rows by rank, step and op, members joined by semicolons,
                      "0,1,3,gossip,1,0,1.250000000\n"
                      "1,0,3,gossip,0,0;1,0.500000000\n"
                      "2,0,7,partial_reduce,0,2,0.333333333\n");
+  CHECK(results::dynamic_csv_entries(rows) == 6);
 }
 
 }  // namespace dynamic_csv_test

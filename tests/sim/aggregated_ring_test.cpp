@@ -2,6 +2,8 @@
 // within 1e-6 relative, with uneven links and members entering at different times.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "sim/engine/aggregated_ring.hpp"
 #include "sim_child.hpp"
 #include "test_programs.hpp"
@@ -63,6 +65,55 @@ TEST_CASE("plan_ring on uniform links reproduces the ring closed form", "[sim][a
                                       [&](int, double b) { return latency + b / bandwidth; });
   for (double f : plan.finish_s) CHECK(f == Approx(2.0 * (n - 1) * (latency + 1e6 / bandwidth)));
   for (double b : plan.send_bytes) CHECK(b == Approx(2.0 * (n - 1) * 1e6));
+}
+
+TEST_CASE("plan_ring: the O(N x G) all-reduce equals stepping it", "[sim][aggregated]") {
+  // 1,000 members in ten regions (links inside a region alike, the ten between them not),
+  // staggered entries, a buffer that does not split evenly (chunks of two sizes).
+  const int n = 1000;
+  std::vector<double> entry(n), latency(n), rate(n);
+  for (int p = 0; p < n; ++p) {
+    const bool boundary = p % 100 == 99;
+    entry[static_cast<std::size_t>(p)] = 0.003 * ((p * 37) % 101);
+    latency[static_cast<std::size_t>(p)] = boundary ? 0.02 + 0.01 * (p / 100) : 0.005;
+    rate[static_cast<std::size_t>(p)] = boundary ? 1e8 * (1 + p / 100) : 1.25e9;
+  }
+  const std::size_t bytes = 1'234'567'891;
+  auto step = [&](int q, double b) {
+    return latency[static_cast<std::size_t>(q)] + b / rate[static_cast<std::size_t>(q)];
+  };
+  const auto stepped = engine::plan_ring(CollectiveKind::allreduce, entry, bytes, step);
+  const auto closed = engine::plan_ring(CollectiveKind::allreduce, entry, bytes, step, 999);
+  // The closed form moves the mean chunk every step: at most one byte more or less than the
+  // stepped form's per step, 2N-3 steps, on links of at least 1e8 B/s.
+  const double bound_s = (2.0 * n - 3) / 1e8;
+  for (int p = 0; p < n; ++p) {
+    INFO("member " << p);
+    const auto i = static_cast<std::size_t>(p);
+    CHECK(std::abs(closed.finish_s[i] - stepped.finish_s[i]) <= bound_s);
+    CHECK(std::abs(closed.link_end_s[i] - stepped.link_end_s[i]) <= bound_s);
+    CHECK(closed.send_bytes[static_cast<std::size_t>(p)] == stepped.send_bytes[static_cast<std::size_t>(p)]);
+  }
+}
+
+TEST_CASE("simulate: an all-reduce in closed form ends where the stepped one does",
+          "[sim][aggregated]") {
+  for (int n : {5, 13}) {
+    INFO("N = " << n);
+    Scenario stepped = uneven_scenario(n), closed = uneven_scenario(n);
+    stepped.simulation.aggregate_collectives_above = closed.simulation.aggregate_collectives_above = 1;
+    closed.simulation.ring_closed_form_above = 2;
+    Program p = empty_program(n);
+    for (int r = 0; r < n; ++r) {
+      p.ranks[static_cast<std::size_t>(r)].push_back(compute(0.05 * ((r * 3) % n)));
+      p.ranks[static_cast<std::size_t>(r)].push_back(collective(CollectiveKind::allreduce, 12'345'679));
+    }
+    const auto a = simulate_in_child(stepped, p, {}, tflop_seconds());
+    const auto b = simulate_in_child(closed, p, {}, tflop_seconds());
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    for (int r = 0; r < n; ++r) CHECK(b.end(r, 1) == Approx(a.end(r, 1)).epsilon(1e-6));
+  }
 }
 
 }  // namespace aggregated_ring_test
