@@ -145,6 +145,13 @@ double run_aggregated_ring(SimContext& ctx, int rank, const Group& g, int p, Col
   }
   const double t0 = sg4::Engine::get_clock();
   const auto up = static_cast<std::size_t>(p);
+  if (!ctx.ring_flows_meet_traffic()) {
+    // Nothing else on the network (SimContext::ring_flows_meet_traffic): the flows would end
+    // at their planned ends; only their bytes are counted.
+    ctx.routes().count_bytes(device(p), device(p + 1), inst.send_bytes[up]);
+    if (t0 < inst.finish_s[up]) sg4::this_actor::sleep_until(inst.finish_s[up]);
+    return inst.send_bytes[up];
+  }
   const auto prev = static_cast<std::size_t>(mod(p - 1, n));
   std::vector<sg4::CommPtr> comms;
   void* sink = nullptr;

@@ -105,7 +105,7 @@ DynamicRunner::Decision DynamicRunner::gossip(int rank, const DynamicOp& op, con
   const int members = static_cast<int>(group.ranks.size());
   const std::int64_t round = gossip_round_[{rank, op.group, op.tag}]++;
   const int partner_pos =
-      gossip_pairing(rule.seed, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
+      pairing(op, rule, round, members)[static_cast<std::size_t>(ctx_.position(op.group, rank))];
   if (partner_pos < 0) {
     record.idle_to_s = record.start_s;
     return {round, std::make_shared<const std::vector<int>>(std::vector<int>{rank}), record.start_s};
@@ -147,6 +147,21 @@ void DynamicRunner::exchange(int rank, int partner, const DynamicOp& op, OpRecor
 
 DynamicRunner::Window& DynamicRunner::window(const DynamicOp& op) {
   return *windows_.at({op.group, op.tag});
+}
+
+// A round's pairing is O(N) to draw and every member asks for it: drawn once and kept for the
+// last kPairingsKept rounds of each op (ranks drift a few rounds apart; an older round asked
+// again is drawn again, the same pairs).
+const std::vector<int>& DynamicRunner::pairing(const DynamicOp& op, const GossipRule& rule,
+                                               std::int64_t round, int members) {
+  constexpr std::size_t kPairingsKept = 64;
+  auto& kept = pairings_[{op.group, op.tag}];
+  auto it = kept.find(round);
+  if (it == kept.end()) {
+    it = kept.emplace(round, gossip_pairing(rule.seed, round, members)).first;
+    if (kept.size() > kPairingsKept) kept.erase(kept.begin() == it ? std::next(kept.begin()) : kept.begin());
+  }
+  return it->second;
 }
 
 // Members are the window's, as ranks; the rank learns them once the decision's messages are in.

@@ -58,6 +58,8 @@ class DynamicRunner {
     double decided_s = 0;
   };
   Decision gossip(int rank, const DynamicOp& op, const GossipRule& rule, OpRecord& record);
+  const std::vector<int>& pairing(const DynamicOp& op, const GossipRule& rule, std::int64_t round,
+                                  int members);
   // The pair's copies of op.bytes, both ways at once.
   void exchange(int rank, int partner, const DynamicOp& op, OpRecord& record);
   Decision partial_reduce(int rank, const DynamicOp& op, OpRecord& record);
@@ -67,6 +69,8 @@ class DynamicRunner {
 
   SimContext& ctx_;
   std::map<std::tuple<int, GroupId, int>, std::int64_t> gossip_round_;  // (rank, group, tag)
+  // (group, tag) -> round -> partner position by position (the last rounds drawn)
+  std::map<std::pair<GroupId, int>, std::map<std::int64_t, std::vector<int>>> pairings_;
   // One full sync at a time over all partial-reduce windows (dynamic_rules.hpp); declared
   // before the windows, which release it when destroyed.
   FullSyncBaton full_sync_baton_;

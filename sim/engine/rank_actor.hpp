@@ -34,6 +34,7 @@ class RankActor {
  private:
   void prepost_receives();
   void run_op(int iteration, int index);
+  std::size_t compute_run(int iteration, std::size_t first);
   void send(int iteration, int index, const SendOp& op, bool nonblocking);
   void collective(int iteration, int index, const CollectiveOp& op, bool nonblocking);
   void wait_recv(int iteration, int index);

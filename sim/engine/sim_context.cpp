@@ -47,6 +47,14 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
         if (std::find(groups.begin(), groups.end(), c->group) == groups.end()) groups.push_back(c->group);
       }
   make_hubs();
+  std::set<GroupId> groups;
+  bool other = !platform_.bandwidth_changes.empty();
+  for (const auto& ops : program.ranks)
+    for (const Op& op : ops) {
+      if (const auto* c = op.as<CollectiveOp>()) groups.insert(c->group);
+      else if (op.as<SendOp>() || op.as<RecvOp>() || op.as<DynamicOp>()) other = true;
+    }
+  ring_flows_meet_traffic_ = other || groups.size() > 1;
 }
 
 // A hub per (rank, tag) with more distinct peers than aggregate_collectives_above, in one

@@ -107,7 +107,13 @@ class SimContext {
   // receiver's inbound hub for the tag if it has one, else the sender's outbound hub.
   P2PHub* hub_for(int src, int dst, int tag) const;
   // Every hub, to start their actors.
-  std::vector<P2PHub*> hubs() const;  // gossip and partial reduce (dynamic_runner.hpp)
+  std::vector<P2PHub*> hubs() const;
+  // Whether an aggregated ring must load the links with its flows: not when the Program's only
+  // traffic is collectives on one group and no bandwidth changes (DDP, local SGD, DiLoCo
+  // without a timeout): a member enters ring k+1 only after leaving ring k, so the last entry
+  // into ring k+1, where its flows would start, comes after every link of ring k is done, and
+  // nothing else could meet them. Each member then leaves at its planned end, as with flows.
+  bool ring_flows_meet_traffic() const { return ring_flows_meet_traffic_; }  // gossip and partial reduce (dynamic_runner.hpp)
   // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
   // one-way delay later (the route's latency, not a model's transfer latency).
   void post_ready(Rendezvous::Kind kind, int src, int dst, int key);
@@ -150,6 +156,7 @@ class SimContext {
   // aggregate_collectives_above distinct peers.
   std::map<std::tuple<bool, int, int>, std::shared_ptr<P2PHub>> hubs_;
   void make_hubs();
+  bool ring_flows_meet_traffic_ = true;
   std::shared_ptr<DynamicRunner> dynamic_;  // shared_ptr: DynamicRunner is incomplete here
 };
 

@@ -144,12 +144,27 @@ Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
   return make_op(c, "allreduce pseudo-gradient");
 }
 
-// The rejoin transfers of round J: the source sends, each joiner receives.
-void add_state_transfers(std::vector<Op>& ops, int rank, const ChurnSchedule& churn, double bytes) {
+// Who rejoins in which round, and from whom it loads the state: found once for all ranks
+// (each lookup scans every worker: per rank it would be O(N^2) in all).
+struct Rejoin {
+  int round = 0;
+  int source = 0;
+  std::vector<int> joiners;
+};
+
+std::vector<Rejoin> rejoins(const ChurnSchedule& churn) {
+  std::vector<Rejoin> out;
   for (int round : churn.epochs()) {
-    const auto joiners = churn.joining(round);
-    if (joiners.empty()) continue;
-    const int source = churn.state_source(round);
+    auto joiners = churn.joining(round);
+    if (!joiners.empty()) out.push_back({round, churn.state_source(round), std::move(joiners)});
+  }
+  return out;
+}
+
+// The rejoin transfers of round J: the source sends, each joiner receives.
+void add_state_transfers(std::vector<Op>& ops, int rank, const std::vector<Rejoin>& rejoin, double bytes) {
+  for (const auto& [round, source, joiners] : rejoin) {
+    if (rank != source && !std::binary_search(joiners.begin(), joiners.end(), rank)) continue;
     for (int joiner : joiners) {
       Op op;
       if (rank == source)
@@ -178,16 +193,17 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
   const auto h = static_cast<int>(s.strategy.integer("inner_steps"));
   const ChurnSchedule churn(s.churn, n);
   const auto groups = memberships(p, churn);
+  const auto rejoin = rejoins(churn);
   const MicroBatching mb = micro_batching(s.training, n);
   const double bytes = diloco_wire_bytes(s);
   for (int rank = 0; rank < n; ++rank) {
     auto& ops = p.ranks[static_cast<std::size_t>(rank)];
-    add_state_transfers(ops, rank, churn, diloco_state_bytes(s));
+    add_state_transfers(ops, rank, rejoin, diloco_state_bytes(s));
     const std::size_t round_begin = ops.size();
     add_local_steps(ops, s, mb, h);
     ops.push_back(pseudo_gradient_op(s.model));
     for (const auto& m : groups) {
-      if (std::find(m.ranks.begin(), m.ranks.end(), rank) == m.ranks.end()) continue;
+      if (!std::binary_search(m.ranks.begin(), m.ranks.end(), rank)) continue;
       Op op = averaging_op(s, m, bytes);
       if (groups.size() > 1) op.iterations = m.rounds;
       ops.push_back(std::move(op));
