@@ -359,16 +359,11 @@ double run_aggregated_direct(SimContext& ctx, int rank, const CollectiveOp& op, 
   if (n < 2) return 0;
   const int p = ctx.position(op.group, rank);
   CollectiveInstance& inst = ctx.collectives().instance(instance);
-  auto semaphore = sg4::Semaphore::create(0);  // checked and stored without yielding in between
-  if (!inst.all_entered) inst.all_entered = semaphore;
-  if (inst.entered < n) {
-    inst.all_entered->acquire();
-  } else {
+  await_all_members(inst, n, [&] {
     DirectPlan plan = DirectPlanner(ctx, g, op, inst.entry_s).plan();
     inst.finish_s = std::move(plan.finish_s);
     inst.send_bytes = std::move(plan.sent);
-    for (int i = 1; i < n; ++i) inst.all_entered->release();
-  }
+  });
   const double end = inst.finish_s[at(p)];
   if (sg4::Engine::get_clock() < end) sg4::this_actor::sleep_until(end);
   return inst.send_bytes[at(p)];

@@ -122,11 +122,7 @@ double run_aggregated_ring(SimContext& ctx, int rank, const Group& g, int p, Col
   if (n < 2) return 0;
   auto device = [&](int position) { return ctx.device_of_rank(g.ranks[static_cast<std::size_t>(mod(position, n))]); };
   CollectiveInstance& inst = ctx.collectives().instance(instance);
-  auto semaphore = sg4::Semaphore::create(0);  // checked and stored without yielding in between
-  if (!inst.all_entered) inst.all_entered = semaphore;
-  if (inst.entered < n) {
-    inst.all_entered->acquire();
-  } else {
+  await_all_members(inst, n, [&] {
     const auto count = static_cast<std::size_t>(std::llround(buffer_bytes));
     // Per-link latency and rate looked up once: the recurrence evaluates N x 2(N-1) steps.
     std::vector<double> latency(static_cast<std::size_t>(n)), rate(static_cast<std::size_t>(n));
@@ -141,8 +137,7 @@ double run_aggregated_ring(SimContext& ctx, int rank, const Group& g, int p, Col
     inst.finish_s = std::move(plan.finish_s);
     inst.link_end_s = std::move(plan.link_end_s);
     inst.send_bytes = std::move(plan.send_bytes);
-    for (int i = 1; i < n; ++i) inst.all_entered->release();
-  }
+  });
   const double t0 = sg4::Engine::get_clock();
   const auto up = static_cast<std::size_t>(p);
   if (!ctx.ring_flows_meet_traffic()) {

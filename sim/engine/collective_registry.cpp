@@ -4,6 +4,17 @@
 
 namespace geotrain::engine {
 
+void await_all_members(CollectiveInstance& inst, int members, const std::function<void()>& plan) {
+  auto semaphore = simgrid::s4u::Semaphore::create(0);  // checked and stored without yielding in between
+  if (!inst.all_entered) inst.all_entered = semaphore;
+  if (inst.entered < members) {
+    inst.all_entered->acquire();
+    return;
+  }
+  plan();
+  for (int i = 1; i < members; ++i) inst.all_entered->release();
+}
+
 int CollectiveRegistry::enter(int group, long sequence, int position, int size, double now_s) {
   auto [it, fresh] = index_.try_emplace({group, sequence}, static_cast<int>(instances_.size()));
   if (fresh) {

@@ -4,6 +4,7 @@
 // on every member. The aggregated ring also meets here: the last member to enter computes every
 // member's finish time and releases the others.
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <utility>
@@ -24,6 +25,10 @@ struct CollectiveInstance {
   std::vector<double> link_end_s;  // by position: last transfer on the link position -> next ends
   std::vector<double> send_bytes;  // by position: bytes sent to the next member
 };
+
+// The aggregated forms' meeting point: the last of the instance's `members` to enter runs `plan`
+// (which fills the instance's plan) and releases the others, who wait until then.
+void await_all_members(CollectiveInstance& inst, int members, const std::function<void()>& plan);
 
 class CollectiveRegistry {
  public:

@@ -17,24 +17,6 @@ using namespace geotrain::test;
 
 namespace {
 
-// Three regions of unequal size and NIC speed; WAN links slower than some NICs, faster than
-// others, so that some flows are bound by the WAN and some by the NICs they share.
-Scenario three_regions(int n) {
-  Scenario s;
-  s.name = "aggregated_direct_test";
-  std::vector<int> region;
-  for (int d = 0; d < n; ++d) {
-    s.devices.push_back({d, "V100", 1});
-    region.push_back(d % 5 == 0 ? 0 : d % 5 < 3 ? 1 : 2);
-  }
-  s.network = Topology::regional({"a", "b", "c"}, region,
-                                 {{0.002, 1.25e9}, {0.004, 5e8}, {0.001, 2.5e9}},
-                                 {{0, 0}, {0.030, 2e8}, {0.050, 1e9},
-                                  {0.030, 2e8}, {0, 0}, {0.020, 6e8},
-                                  {0.050, 1e9}, {0.020, 6e8}, {0, 0}});
-  s.network_source = "regions";
-  return s;
-}
 
 ChildRun run_direct(const Scenario& s, int n, CollectiveKind kind, int aggregate_above,
                     bool staggered, bool regions) {
@@ -54,7 +36,7 @@ ChildRun run_direct(const Scenario& s, int n, CollectiveKind kind, int aggregate
 void check_same(int n, CollectiveKind kind, bool staggered, bool regions) {
   INFO(to_string(kind) << ", N = " << n << (staggered ? ", staggered entries" : ", equal entries")
                        << (regions ? ", regions platform" : ", pairs platform"));
-  const Scenario s = three_regions(n);
+  const Scenario s = three_region_scenario(n);
   const auto messages = run_direct(s, n, kind, 100000, staggered, regions);
   const auto groups = run_direct(s, n, kind, 1, staggered, regions);
   REQUIRE(messages.ok);

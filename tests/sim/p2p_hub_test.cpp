@@ -16,22 +16,6 @@ namespace {
 
 constexpr int kServer = 3, kPush = 7, kPull = 8;
 
-Scenario three_regions(int n) {
-  Scenario s;
-  s.name = "p2p_hub_test";
-  std::vector<int> region;
-  for (int d = 0; d < n; ++d) {
-    s.devices.push_back({d, "V100", 1});
-    region.push_back(d % 5 == 0 ? 0 : d % 5 < 3 ? 1 : 2);
-  }
-  s.network = Topology::regional({"a", "b", "c"}, region,
-                                 {{0.002, 1.25e9}, {0.004, 5e8}, {0.001, 2.5e9}},
-                                 {{0, 0}, {0.030, 2e8}, {0.050, 1e9},
-                                  {0.030, 2e8}, {0, 0}, {0.020, 6e8},
-                                  {0.050, 1e9}, {0.020, 6e8}, {0, 0}});
-  s.network_source = "regions";
-  return s;
-}
 
 // Peers: compute (staggered), push, wait for the pull. Server: every push pre-posted, then per
 // peer in order: wait its push, apply (10 ms), send its pull (nonblocking); wait all pulls.
@@ -64,7 +48,7 @@ Program server_program(int n, double bytes) {
 }
 
 ChildRun run(int n, int aggregate_above, bool regions) {
-  Scenario s = three_regions(n);
+  Scenario s = three_region_scenario(n);
   s.simulation.aggregate_collectives_above = aggregate_above;
   engine::SimulationOptions o;
   if (regions) o.platform.pair_links_max_devices = 0;

@@ -26,6 +26,23 @@ Scenario one_region_scenario(int n, double delay_s, double bandwidth_Bps) {
   return s;
 }
 
+Scenario three_region_scenario(int n) {
+  Scenario s;
+  s.name = "engine_test_three_regions";
+  std::vector<int> region;
+  for (int d = 0; d < n; ++d) {
+    s.devices.push_back({d, "V100", 1});
+    region.push_back(d % 5 == 0 ? 0 : d % 5 < 3 ? 1 : 2);
+  }
+  s.network = Topology::regional({"a", "b", "c"}, region,
+                                 {{0.002, 1.25e9}, {0.004, 5e8}, {0.001, 2.5e9}},
+                                 {{0, 0}, {0.030, 2e8}, {0.050, 1e9},
+                                  {0.030, 2e8}, {0, 0}, {0.020, 6e8},
+                                  {0.050, 1e9}, {0.020, 6e8}, {0, 0}});
+  s.network_source = "regions";
+  return s;
+}
+
 Program empty_program(int n) {
   Program p;
   p.strategy = "hand-built";

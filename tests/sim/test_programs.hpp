@@ -13,6 +13,10 @@ Scenario uniform_scenario(int n, double delay_s, double bandwidth_Bps);
 Scenario matrix_scenario(int n, const std::vector<double>& delay_s, const std::vector<double>& bandwidth_Bps);
 // One region of n devices (the regions platform applies when forced).
 Scenario one_region_scenario(int n, double delay_s, double bandwidth_Bps);
+// n devices in three regions of unequal size and NIC speed (device d in region 0 when d % 5 is
+// 0, 1 when it is 1 or 2, else 2); WAN links slower than some NICs and faster than others, so
+// that some flows are bound by the WAN and some by the NICs they share.
+Scenario three_region_scenario(int n);
 
 // The textbook ring all-reduce on n ranks with equal links: 2(N-1)/N S/B + 2(N-1) L.
 double ring_allreduce_closed_form_s(int n, double bytes, double latency_s, double bandwidth_Bps);
