@@ -70,6 +70,12 @@ class DirectPlanner {
         count_(static_cast<std::size_t>(std::llround(op.bytes))), shape_(shape_of(op.kind)),
         root_(root_position()) {}
 
+  // A member's NIC links: the first link of its route out, the last of its route in.
+  struct Nic {
+    const sg4::Link* up = nullptr;
+    const sg4::Link* down = nullptr;
+  };
+
   DirectPlan plan() {
     DirectPlan out;
     out.finish_s = entry_;
@@ -154,11 +160,11 @@ class DirectPlanner {
     using Key = std::tuple<const void*, double, double, double, double, double, bool>;
     std::vector<Key> keys(static_cast<std::size_t>(n_));
     const bool rooted = shape_ != Shape::exchange;
+    nics_.resize(static_cast<std::size_t>(n_));
     for (int p = 0; p < n_; ++p) {
-      const Route out_route = route(host(p), host((p + 1) % n_));
-      const Route in_route = route(host((p + 1) % n_), host(p));
-      const sg4::Link* up = out_route.links.front();
-      const sg4::Link* down = in_route.links.back();
+      const sg4::Link* up = route(host(p), host((p + 1) % n_)).links.front();
+      const sg4::Link* down = route(host((p + 1) % n_), host(p)).links.back();
+      nics_[at(p)] = {up, down};
       keys[at(p)] = {host(p)->get_englobing_zone(), up->get_bandwidth(), up->get_latency(),
                      down->get_bandwidth(), down->get_latency(), entry_[at(p)], rooted && p == root_};
     }
@@ -216,9 +222,9 @@ class DirectPlanner {
     const int k = static_cast<int>(cls.size());
     std::vector<double> capacity(2 * at(k));
     for (int c = 0; c < k; ++c) {
-      const int m = cls[at(c)].members.front();
-      capacity[2 * at(c)] = route(host(m), host((m + 1) % n_)).links.front()->get_bandwidth();
-      capacity[2 * at(c) + 1] = route(host((m + 1) % n_), host(m)).links.back()->get_bandwidth();
+      const Nic& nic = nics_[at(cls[at(c)].members.front())];
+      capacity[2 * at(c)] = nic.up->get_bandwidth();
+      capacity[2 * at(c) + 1] = nic.down->get_bandwidth();
     }
     std::vector<int> class_of(static_cast<std::size_t>(n_));
     for (int c = 0; c < k; ++c)
@@ -277,18 +283,17 @@ class DirectPlanner {
         }
       }
     }
-    count_class_bytes(cls, out);
+    count_class_bytes(cls, class_of[at(root_)], out);
   }
 
   // Bytes per link: each member's NICs its own; each WAN link the transfers between the classes
   // of its two ends (exact chunk sizes, as the message-level form counts them).
-  void count_class_bytes(const std::vector<MemberClass>& cls, const DirectPlan& out) {
+  // root_class: the root's class (rooted shapes).
+  void count_class_bytes(const std::vector<MemberClass>& cls, int root_class, const DirectPlan& out) {
     auto& routes = ctx_.routes();
     for (int p = 0; p < n_; ++p) {
-      const Route out_route = route(host(p), host((p + 1) % n_));
-      const Route in_route = route(host((p + 1) % n_), host(p));
-      routes.count_link_bytes(out_route.links.front(), out.sent[at(p)]);
-      routes.count_link_bytes(in_route.links.back(), bytes_received(p));
+      routes.count_link_bytes(nics_[at(p)].up, out.sent[at(p)]);
+      routes.count_link_bytes(nics_[at(p)].down, bytes_received(p));
     }
     // Transfers between classes a and b, summed exactly; WAN links are found on their routes.
     const int k = static_cast<int>(cls.size());
@@ -303,8 +308,8 @@ class DirectPlanner {
         if (r.links.size() <= 2) continue;  // the same zone: no WAN link between them
         const auto na = static_cast<double>(cls[at(a)].members.size());
         const auto nb = static_cast<double>(cls[at(b)].members.size());
-        const bool a_root = shape_ != Shape::exchange && a == class_of_root(cls);
-        const bool b_root = shape_ != Shape::exchange && b == class_of_root(cls);
+        const bool a_root = shape_ != Shape::exchange && a == root_class;
+        const bool b_root = shape_ != Shape::exchange && b == root_class;
         double bytes = 0;
         switch (shape_) {
           case Shape::exchange: bytes = rs ? na * chunks[at(b)] : nb * chunks[at(a)]; break;
@@ -314,13 +319,6 @@ class DirectPlanner {
         }
         for (std::size_t i = 1; i + 1 < r.links.size(); ++i) routes.count_link_bytes(r.links[i], bytes);
       }
-  }
-
-  int class_of_root(const std::vector<MemberClass>& cls) const {
-    for (std::size_t c = 0; c < cls.size(); ++c)
-      if (std::find(cls[c].members.begin(), cls[c].members.end(), root_) != cls[c].members.end())
-        return static_cast<int>(c);
-    return -1;
   }
 
   double bytes_received(int p) const {
@@ -343,6 +341,7 @@ class DirectPlanner {
   std::size_t count_;
   Shape shape_;
   int root_;
+  std::vector<Nic> nics_;  // by position, filled by classes()
 };
 
 }  // namespace

@@ -13,10 +13,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace geotrain::engine {
 
-P2PHub::P2PHub(SimContext& ctx, int hub_rank, int tag, bool inbound)
-    : ctx_(ctx), hub_(hub_rank), inbound_(inbound), wake_(sg4::Semaphore::create(0)) {
-  (void)tag;  // the hub's key in SimContext; the model does not depend on it
-}
+P2PHub::P2PHub(SimContext& ctx, int hub_rank, bool inbound)
+    : ctx_(ctx), hub_(hub_rank), inbound_(inbound), wake_(sg4::Semaphore::create(0)) {}
 
 std::shared_ptr<HubTransfer> P2PHub::slot(int peer, bool sending) {
   const long k = (sending ? sends_ : receives_)[peer]++;

@@ -44,8 +44,9 @@ struct HubTransfer {
 
 class P2PHub {
  public:
-  // inbound: the hub receives `tag` from many peers; otherwise it sends it to many.
-  P2PHub(SimContext& ctx, int hub_rank, int tag, bool inbound);
+  // inbound: the hub receives its tag from many peers; otherwise it sends it to many
+  // (SimContext keys hubs by rank and tag; the model does not depend on the tag).
+  P2PHub(SimContext& ctx, int hub_rank, bool inbound);
   P2PHub(const P2PHub&) = delete;
   P2PHub& operator=(const P2PHub&) = delete;
 

@@ -71,7 +71,7 @@ void SimContext::make_hubs() {
     for (const auto& [key, set] : peers)
       if (static_cast<int>(set.size()) > settings_.aggregate_collectives_above)
         hubs_.emplace(std::tuple{key.first, static_cast<int>(r), key.second},
-                      std::make_shared<P2PHub>(*this, static_cast<int>(r), key.second, key.first));
+                      std::make_shared<P2PHub>(*this, static_cast<int>(r), key.first));
   }
 }
 
