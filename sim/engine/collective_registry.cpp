@@ -8,11 +8,12 @@ void await_all_members(CollectiveInstance& inst, int members, const std::functio
   auto semaphore = simgrid::s4u::Semaphore::create(0);  // checked and stored without yielding in between
   if (!inst.all_entered) inst.all_entered = semaphore;
   if (inst.entered < members) {
+    ++inst.waiting;
     inst.all_entered->acquire();
     return;
   }
   plan();
-  for (int i = 1; i < members; ++i) inst.all_entered->release();
+  for (int i = 0; i < inst.waiting; ++i) inst.all_entered->release();
 }
 
 int CollectiveRegistry::enter(int group, long sequence, int position, int size, double now_s) {

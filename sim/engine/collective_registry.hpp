@@ -18,6 +18,7 @@ struct CollectiveInstance {
   int group = 0;
   std::vector<double> entry_s;  // by group position; -1 until that member entered
   int entered = 0;
+  int waiting = 0;  // actors blocked in await_all_members (a simulated rank enters for its twins too)
   double last_entry_s = 0;
   // Aggregated ring only: released once per waiting member when the last one entered.
   simgrid::s4u::SemaphorePtr all_entered;

@@ -110,8 +110,11 @@ void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord&
   const int n = static_cast<int>(g.ranks.size());
   const int position = ctx.position(op.group, rank);
   const double now = sg4::Engine::get_clock();
-  const int instance = ctx.collectives().enter(op.group, ctx.next_collective(rank, op.group),
-                                               position, n, now);
+  const long sequence = ctx.next_collective(rank, op.group);
+  const int instance = ctx.collectives().enter(op.group, sequence, position, n, now);
+  // The ranks this one stands for enter with it (twin_ranks.hpp): only aggregated forms run here.
+  for (int twin : ctx.twins_of(rank))
+    ctx.collectives().enter(op.group, sequence, ctx.position(op.group, twin), n, now);
   record.collective_instance = instance;
   if (uses_aggregated_ring(op, n, ctx.settings())) {
     record.bytes_sent = run_aggregated_ring(ctx, rank, op, instance);

@@ -35,6 +35,7 @@ void RankActor::operator()() {
     wait_ops(it, all);  // an iteration ends with nothing in flight
   }
   ctx_.finished()[static_cast<std::size_t>(rank_)] = true;
+  finish_twins(ctx_, rank_);
 }
 
 void RankActor::prepost_receives() {

@@ -121,6 +121,7 @@ nlohmann::ordered_json manifest_json(const Scenario& s, const SimulationResult& 
   j["platform"] = r.platform;
   j["iterations"] = r.iterations;
   j["simulation_wall_s"] = r.simulation_wall_s;
+  j["simulated_ranks"] = r.simulated_ranks;  // the others ran as twins (docs/simulator-models.md)
   return j;
 }
 

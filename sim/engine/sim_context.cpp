@@ -55,6 +55,11 @@ SimContext::SimContext(const Program& program, const EngineSettings& settings,
       else if (op.as<SendOp>() || op.as<RecvOp>() || op.as<DynamicOp>()) other = true;
     }
   ring_flows_meet_traffic_ = other || groups.size() > 1;
+  twins_ = find_twin_ranks(*this);
+  // Each rank's sends and receives are done before it enters its one collective and it only
+  // computes after: a ring's flows, from its last entry on, share no NIC with anything (each
+  // device has its own on the regions platform, the WAN links are FATPIPE).
+  if (twins_.traffic_before_collective) ring_flows_meet_traffic_ = false;
 }
 
 // A hub per (rank, tag) with more distinct peers than aggregate_collectives_above, in one

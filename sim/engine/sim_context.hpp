@@ -15,6 +15,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/engine/rendezvous.hpp"
 #include "sim/engine/route_table.hpp"
+#include "sim/engine/twin_ranks.hpp"
 #include "sim/program/program.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/compute_sampler.hpp"
@@ -42,6 +43,8 @@ struct EngineSettings {
   // Aggregated all-reduce rings larger than this evaluate their recurrence in O(N x G)
   // (ring_walk.hpp) instead of stepping it in O(N^2).
   int ring_closed_form_above = 8192;
+  // Simulate one rank per set of twins where the Program allows it (twin_ranks.hpp).
+  bool twin_ranks = true;
   bool rendezvous = false;  // Gloo's send/recv rendezvous (rendezvous.hpp)
   // A send of at most one TCP window completes when it is handed to the socket, not on arrival.
   bool buffered_sends = false;
@@ -108,11 +111,21 @@ class SimContext {
   P2PHub* hub_for(int src, int dst, int tag) const;
   // Every hub, to start their actors.
   std::vector<P2PHub*> hubs() const;
+  // Twin ranks (twin_ranks.hpp): whether `rank` runs as an actor, and the ranks it stands for.
+  const TwinRanks& twin_ranks() const { return twins_; }
+  bool simulated(int rank) const {
+    return twins_.representative.empty() || twins_.representative[static_cast<std::size_t>(rank)] == rank;
+  }
+  const std::vector<int>& twins_of(int rank) const {
+    static const std::vector<int> kNone;
+    return twins_.twins.empty() ? kNone : twins_.twins[static_cast<std::size_t>(rank)];
+  }
   // Whether an aggregated ring must load the links with its flows: not when the Program's only
   // traffic is collectives on one group and no bandwidth changes (DDP, local SGD, DiLoCo
   // without a timeout): a member enters ring k+1 only after leaving ring k, so the last entry
   // into ring k+1, where its flows would start, comes after every link of ring k is done, and
   // nothing else could meet them. Each member then leaves at its planned end, as with flows.
+  // Nor when every rank's traffic is done before its one collective (twin_ranks.hpp).
   bool ring_flows_meet_traffic() const { return ring_flows_meet_traffic_; }  // gossip and partial reduce (dynamic_runner.hpp)
   // Receiver `dst` posts a receive from `src` now: its ready notice reaches `src` one physical
   // one-way delay later (the route's latency, not a model's transfer latency).
@@ -157,6 +170,7 @@ class SimContext {
   std::map<std::tuple<bool, int, int>, std::shared_ptr<P2PHub>> hubs_;
   void make_hubs();
   bool ring_flows_meet_traffic_ = true;
+  TwinRanks twins_;
   std::shared_ptr<DynamicRunner> dynamic_;  // shared_ptr: DynamicRunner is incomplete here
 };
 

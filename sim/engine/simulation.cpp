@@ -54,6 +54,7 @@ EngineSettings settings_for(const Scenario& s, const SimulationOptions& o) {
   e.tcp_buffer_bytes = s.tcp_buffer_bytes;
   e.aggregate_collectives_above = s.simulation.aggregate_collectives_above;
   e.ring_closed_form_above = s.simulation.ring_closed_form_above;
+  e.twin_ranks = s.simulation.twin_ranks;
   e.rendezvous = s.simulation.rendezvous;
   e.buffered_sends = s.simulation.buffered_sends;
   e.library_collectives = s.emulation.collectives == "gloo";
@@ -105,7 +106,13 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   SimContext ctx(program, settings, compute, build_platform(network, platform_options, changes));
   for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);
   for (int r = 0; r < program.world_size; ++r)
-    sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));
+    if (ctx.simulated(r))
+      sg4::Actor::create(fmt::format("rank {}", r), ctx.host_of_rank(r), RankActor(ctx, r));
+  if (const auto& twins = ctx.twin_ranks(); twins.on())
+    log::info("sim.engine", "{} of {} ranks simulated, each standing for its twins (ranks whose "
+              "run is a copy of its own; twin_ranks.hpp)", twins.simulated, program.world_size);
+  else
+    log::debug("sim.engine", "every rank simulated, no twin ranks: {}", twins.why_off);
   for (P2PHub* hub : ctx.hubs())
     sg4::Actor::create(fmt::format("hub of rank {}", hub->rank()), ctx.host_of_rank(hub->rank()),
                        [hub] { hub->run(); })
@@ -130,6 +137,7 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   if (!kernel_error.empty()) throw Error("SimGrid: " + kernel_error);
   SimulationResult result = summarize(ctx, scenario);
   result.simulation_wall_s = wall_s;
+  result.simulated_ranks = ctx.twin_ranks().simulated;
   return result;
 }
 

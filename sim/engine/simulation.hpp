@@ -75,6 +75,7 @@ struct SimulationResult {
 
   OpRecorder records{{}, 0};
   double simulation_wall_s = 0;  // wall time of platform build + run
+  int simulated_ranks = 0;       // ranks run as actors; the others were twins (twin_ranks.hpp)
 };
 
 // Compute times from ComputeModel(scenario). Throws InputError for programs the engine cannot run

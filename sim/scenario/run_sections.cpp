@@ -4,7 +4,7 @@
 //   scheduler:  {name: gcma, population: 100, trials: 4900, gradient_size: 0.65GB,
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
-//                aggregate_collectives_above: 64, ring_closed_form_above: 8192, rendezvous: false, buffered_sends: false,
+//                aggregate_collectives_above: 64, ring_closed_form_above: 8192, twin_ranks: true, rendezvous: false, buffered_sends: false,
 //                payload_efficiency: 1, compute_variance: median | sampled | steps, variance_seed: 0,
 //                host_cores: 0,
 //                host_background_cores: 0}
@@ -109,6 +109,7 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
     sim.aggregate_collectives_above = static_cast<int>(*a);
   if (auto a = s.integer("ring_closed_form_above", 2, 100'000'000))
     sim.ring_closed_form_above = static_cast<int>(*a);
+  if (auto t = s.boolean("twin_ranks")) sim.twin_ranks = *t;
   if (auto r = s.boolean("rendezvous")) sim.rendezvous = *r;
   if (auto b = s.boolean("buffered_sends")) sim.buffered_sends = *b;
   if (auto e = s.number("payload_efficiency", 0.01, 1)) sim.payload_efficiency = *e;

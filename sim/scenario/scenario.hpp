@@ -141,6 +141,8 @@ struct SimulationSpec {
   int aggregate_collectives_above = 64;  // ranks; above this ring collectives use the O(N) form
   // ranks; above this an aggregated all-reduce ring is evaluated in O(N x G), not O(N^2)
   int ring_closed_form_above = 8192;
+  // Simulate one rank of each set of twins (ranks whose runs are copies: sim/engine/twin_ranks.hpp).
+  bool twin_ranks = true;
   // Effects of the real stack the emulator runs on (docs/simulator-models.md); `geotrain compare` turns
   // them on. rendezvous: a Gloo send starts only once the receiver's ready notice arrived (one
   // one-way delay after the receive was posted). payload_efficiency: the share of the shaped

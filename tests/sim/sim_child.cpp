@@ -30,7 +30,7 @@ nlohmann::json run(const Scenario& scenario, const Program& program,
       }
       starts.push_back(s), ends.push_back(e);
     }
-    return {{"ok", true}, {"summary", engine::summary_json(program, result)}, {"start", starts}, {"end", ends}};
+    return {{"ok", true}, {"summary", engine::summary_json(program, result)}, {"simulated_ranks", result.simulated_ranks}, {"start", starts}, {"end", ends}};
   } catch (const InputError& e) {
     std::string all;
     for (const auto& p : e.problems()) all += p + "\n";
@@ -76,6 +76,7 @@ ChildRun simulate_in_child(const Scenario& scenario, const Program& program,
     return r;
   }
   r.summary = j.at("summary");
+  r.simulated_ranks = j.at("simulated_ranks").get<int>();
   r.start_s = j.at("start").get<std::vector<std::vector<double>>>();
   r.end_s = j.at("end").get<std::vector<std::vector<double>>>();
   return r;

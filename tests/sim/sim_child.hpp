@@ -14,6 +14,7 @@ struct ChildRun {
   std::string error;         // what() of the exception the child caught
   bool input_error = false;  // the exception was an InputError
   nlohmann::json summary;
+  int simulated_ranks = 0;  // SimulationResult::simulated_ranks
   std::vector<std::vector<double>> start_s, end_s;  // [rank][op], iteration 0
 
   double end(int rank, int op) const { return end_s.at(static_cast<std::size_t>(rank)).at(static_cast<std::size_t>(op)); }
