@@ -18,11 +18,11 @@ namespace {
 // runs are listed in sim/scenario/README.md.
 // The process itself (SimGrid, yaml-cpp, presets): `check` of small scenarios peaks at 33-35 MB.
 constexpr double kBase_B = 30e6;
-// Per device / rank of a simulation: gpipe over regions peaks at 110 KB per rank (1024 ranks,
-// 113 MB) and 91 KB (4096, 373 MB); a ring all-reduce over every rank at 63 KB (1024), 45 KB
-// (2048), 296 KB (4096) and 292 KB (8192). The floor of these is used, so the estimate never
-// refuses what would fit.
-constexpr double kPerDevice_B = 90e3;
+// Per device / rank of a simulation: `geotrain bench --all` (2026-11-28, with twin ranks) peaks at
+// 4.5 KB per device (ddp ring, 262,144 devices: 1.17 GB) to 73 KB (DiLoCo with averaging
+// timeout, stragglers and churn, 4,096); gpipe 16 x 16,384 at 12 KB. The floor of these is
+// used, so the estimate never refuses what would fit (before twin ranks the floor was 90 KB).
+constexpr double kPerDevice_B = 4e3;
 // Per ordered pair of a region table: a Link (two doubles) and the copy the effective
 // (scaled) network makes; `check` of DT-FM case 2 at 2000/4000/8000 devices (1250^2 to 5000^2
 // pairs: 83, 230, 816 MB) gives 31 B per pair.

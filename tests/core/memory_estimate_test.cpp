@@ -47,7 +47,7 @@ TEST_CASE("work that cannot fit is refused at the device count, with the estimat
   } catch (const ScenarioError& e) {
     REQUIRE(e.problems().size() == 1);
     CHECK(e.problems()[0] ==
-          "big.yaml:1: devices.count = '100000': this run needs an estimated 125 GiB (100000 "
+          "big.yaml:1: devices.count = '100000': this run needs an estimated 117 GiB (100000 "
           "devices, region table 62500 x 62500), more than the 1 GiB allowed by "
           "GEOTRAIN_MEMORY_LIMIT");
   }
