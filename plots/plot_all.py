@@ -2,7 +2,7 @@
 """Every plot a results folder has data for (what `geotrain plot DIR` and `make plots` run).
 
 Usage: plot_all.py <results dir>
-- summary.csv with a network_model column (geotrain validate) -> plot_validation.py
+- summary.csv with network_model and predicted_s (geotrain validate) -> plot_validation.py
 - comparison.json (geotrain compare)                          -> plot_gantt.py, flow and tcp
 - convergence.csv (geotrain schedule)                         -> plot_convergence.py
 - linktest.json (geotrain emulate / emu linktest)             -> plot_linktest.py
@@ -27,7 +27,9 @@ def main(argv):
     root = Path(argv[1])
     drawn = 0
     for f in sorted(root.rglob("summary.csv")):
-        if "network_model" in f.read_text().split("\n", 1)[0]:
+        # validate's summary; validate --plan's (plan/summary.csv) has planned_s, not predicted_s
+        header = f.read_text().split("\n", 1)[0].split(",")
+        if "network_model" in header and "predicted_s" in header:
             plot_validation.main(["", str(f)])
             drawn += 1
     for f in sorted(root.rglob("comparison.json")):
