@@ -27,6 +27,7 @@
 #include "emu/worker/worker_job.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/log.hpp"
+#include "sim/program/compression.hpp"
 #include "sim/results/result_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
@@ -105,6 +106,17 @@ int check_worker_needs(const Scenario& s, const EmulateOptions& o, const WorkerN
   return c.cuda_devices;
 }
 
+// A compressed collective runs the Program's own ring (docs/compression.md); Gloo's all-reduce
+// cannot requantize. The scenario's own `collectives: gloo` is refused by its loader; the flag here.
+void refuse_compression_on_library(const Program& p, const WorkerNeeds& n) {
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      if (const auto* c = op.as<CollectiveOp>(); c && c->compression.kind != CompressionKind::none)
+        throw InputError(fmt::format("{} gloo: op '{}' is compressed ({}), which needs the Program's own "
+                                     "ring (expected --collectives p2p or nccl)",
+                                     n.collectives_key, op.label, to_string(c->compression.kind)));
+}
+
 WorkerNeeds worker_needs(const Scenario& s, const EmulateOptions& o) {
   WorkerNeeds n;
   n.device = o.device.empty() ? s.emulation.device : o.device;
@@ -177,6 +189,7 @@ EmulateResult run_emulation(const EmulateOptions& options) {
   if (o.warmup >= steps) o.warmup = steps > 1 ? 1 : 0;
   const WorkerJob job = make_worker_job(s, program);  // may refuse the scenario: before any file
   const int gpus = check_worker_needs(s, o, needs);    // asks the worker: before any file too
+  if (needs.collectives == "gloo") refuse_compression_on_library(program, needs);
   const std::string dir = claim_emu_directory(o.results_root, s.name, o.out);
   results::copy_scenario_file(s.path, dir);
   write_worker_job(job, dir + "/job.json");

@@ -5,6 +5,7 @@
 
 #include "sim/common/dtype.hpp"
 #include "sim/program/collective_schedule.hpp"
+#include "sim/program/compression.hpp"
 
 namespace geotrain::emu {
 
@@ -25,12 +26,14 @@ double program_op_bytes(const Program& program, int rank, int op, DType gradient
   if (const auto* c = o.as<CollectiveOp>()) {
     if (c->algorithm == CollectiveAlgorithm::library) return -1;
     const Group& g = program.group(c->group);
+    if (c->compression.kind != CompressionKind::none)  // the wire bytes, whatever the dtype
+      return compressed_bytes_sent(*c, static_cast<int>(g.ranks.size()), position_in(g, rank));
     const bool pseudo = wire_dtype && c->payload == Payload::pseudo_gradient;
     const double elem = static_cast<double>(dtype_bytes(pseudo ? *wire_dtype : gradient_dtype));
     const auto count = static_cast<std::size_t>(std::llround(c->bytes / elem));
     const int root = std::max(position_in(g, c->root), 0);
     const auto steps = collective_schedule(c->kind, c->algorithm, static_cast<int>(g.ranks.size()),
-                                           position_in(g, rank), root, count);
+                                           position_in(g, rank), root, count, g.part_fractions);
     return static_cast<double>(elements_sent(steps)) * elem;
   }
   if (o.as<DynamicOp>()) return -1;

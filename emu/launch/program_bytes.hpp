@@ -3,7 +3,8 @@
 // moves its bytes, a collective the elements its collective_schedule() steps send times the
 // gradient dtype size. Library collectives (algorithm: library, or --collectives gloo) are not
 // countable: -1. Collectives whose payload is DiLoCo's pseudo-gradient move `wire_dtype`
-// elements (default: the gradient dtype).
+// elements (default: the gradient dtype). Compressed collectives move their wire bytes
+// (sim/program/compression.hpp).
 #include <optional>
 #include <vector>
 

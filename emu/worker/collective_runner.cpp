@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/program/butterfly_parts.hpp"
 #include "sim/program/collective_schedule.hpp"
 #include "sim/program/program_json.hpp"
 
@@ -12,11 +13,11 @@ namespace geotrain {
 
 namespace {
 
-double run_schedule(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer, int n,
-                    int position, int root) {
+double run_schedule(Cluster& cluster, const Group& group, const CollectiveOp& op,
+                    torch::Tensor& buffer, int n, int position, int root) {
   auto& pg = cluster.group(op.group);
   const auto steps = collective_schedule(op.kind, op.algorithm, n, position, root,
-                                         static_cast<std::size_t>(buffer.numel()));
+                                         static_cast<std::size_t>(buffer.numel()), group.part_fractions);
   double sent = 0;
   std::vector<torch::Tensor> received;
   for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -113,7 +114,8 @@ void run_library(Cluster& cluster, const CollectiveOp& op, torch::Tensor& buffer
 
 double run_collective(Cluster& cluster, const Program& program, const CollectiveOp& op,
                       torch::Tensor buffer, bool use_library) {
-  const auto& ranks = program.group(op.group).ranks;
+  const Group& group = program.group(op.group);
+  const auto& ranks = group.ranks;
   const int n = static_cast<int>(ranks.size());
   const int position = cluster.position(op.group);
   const auto root_it = std::find(ranks.begin(), ranks.end(), op.root);
@@ -124,7 +126,7 @@ double run_collective(Cluster& cluster, const Program& program, const Collective
       run_library(cluster, op, buffer, n, position, root);
       sent = -1;
     } else {
-      sent = run_schedule(cluster, op, buffer, n, position, root);
+      sent = run_schedule(cluster, group, op, buffer, n, position, root);
     }
   }
   // Averaging happens once, where the sum is complete, so the mean is exact for any algorithm.
@@ -133,7 +135,11 @@ double run_collective(Cluster& cluster, const Program& program, const Collective
       buffer.div_(n);
       break;
     case CollectiveKind::reduce_scatter: {
-      const auto c = chunk_range(static_cast<std::size_t>(buffer.numel()), n, position);
+      // This member's chunk: a butterfly's own part, else chunk_range's (collective_schedule.hpp).
+      const auto count = static_cast<std::size_t>(buffer.numel());
+      const auto c = op.algorithm == CollectiveAlgorithm::butterfly && !group.part_fractions.empty()
+                         ? part_range(count, group.part_fractions, position)
+                         : chunk_range(count, n, position);
       buffer.narrow(0, static_cast<std::int64_t>(c.offset), static_cast<std::int64_t>(c.count)).div_(n);
       break;
     }

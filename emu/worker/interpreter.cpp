@@ -8,6 +8,7 @@
 #include "emu/worker/cluster.hpp"
 #include "emu/worker/host_cpu.hpp"
 #include "sim/common/error.hpp"
+#include "sim/program/compression.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
@@ -199,8 +200,13 @@ void Interpreter::compute(int i, const ComputeOp& c) {
     state_.outer_step();
     transfers_.reset_gradient_cursor();
   } else if (c.kind == ComputeKind::other) {
-    // e.g. the parameter server's "average" op: the worker averages inside the gather that
-    // completes the sum (collective_runner.hpp), so there is nothing left to compute here.
+    // A compressed collective's codec ops do their work here, so it is measured as compute
+    // (compressed_exchange.hpp). Other such ops, e.g. the parameter server's "average": the
+    // worker averages inside the gather that completes the sum (collective_runner.hpp), so there
+    // is nothing left to compute here.
+    const auto role = codec_role(ops_, static_cast<std::size_t>(i));
+    if (role == CodecRole::encode) transfers_.encode(i + 1);
+    else if (role == CodecRole::decode) transfers_.decode(i - 1);
   } else {
     throw InputError(fmt::format("Compute kind '{}' is not implemented by the worker", json_name(c.kind)));
   }

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <torch/version.h>
 
+#include "emu/worker/compressed_exchange.hpp"
 #include "emu/worker/compute_device.hpp"
 #include "emu/worker/cuda/cuda_runtime.hpp"
 #include "emu/worker/markov_source.hpp"
@@ -25,6 +26,7 @@
 #include "emu/worker/stage_state.hpp"
 #include "emu/worker/worker.hpp"
 #include "sim/common/error.hpp"
+#include "sim/program/compression.hpp"
 
 namespace geotrain {
 
@@ -131,6 +133,14 @@ class StageProfiler {
       if (!round_started_) state_.begin_round();
       round_started_ = true;
     }
+    const auto role = codec_role(ops_, static_cast<std::size_t>(index));
+    torch::Tensor codec_in;
+    if (role == CodecRole::encode) codec_in = codec_buffer(codec_collective(index + 1));
+    if (role == CodecRole::decode) {  // an encoded buffer, as the exchange leaves it, untimed
+      const auto& col = codec_collective(index - 1);
+      exchange_.encode(col, group_size(col), 0, codec_buffer(col), {0, 0});
+      exchange_.stand_in_for_exchange(col, group_size(col));
+    }
     device_.synchronize();
     const double cpu0 = thread_cpu_s();
     const double wall0 = profiler_wall_s();
@@ -148,12 +158,30 @@ class StageProfiler {
       state_.outer_step();
     } else if (pseudo_gradient_.at(static_cast<std::size_t>(index))) {
       state_.pseudo_gradient();
+    } else if (role == CodecRole::encode) {  // a compressed exchange's codec ops (compressed_exchange.hpp)
+      const auto& col = codec_collective(index + 1);
+      exchange_.encode(col, group_size(col), 0, codec_in, {0, 0});
+    } else if (role == CodecRole::decode) {
+      (void)exchange_.decode(codec_collective(index - 1), group_size(codec_collective(index - 1)));
     }  // else `other` with nothing to compute in the worker (interpreter.cpp)
     device_.synchronize();
     const double wall = profiler_wall_s() - wall0;
     const double cpu = thread_cpu_s() - cpu0;
     stage.discard(0);
     return {wall, cpu};
+  }
+
+  const CollectiveOp& codec_collective(int index) const {
+    return *ops_.at(static_cast<std::size_t>(index)).as<CollectiveOp>();
+  }
+  int group_size(const CollectiveOp& c) const {
+    return static_cast<int>(job_.program.group(c.group).ranks.size());
+  }
+  // What the interpreter would hand the exchange: the weights, or a gradient of the stage's size
+  // and place (random: an all-zero one would skip most of int8's and fp4's work).
+  torch::Tensor codec_buffer(const CollectiveOp& c) {
+    if (c.payload == Payload::weights) return state_.flat_weights();
+    return torch::randn_like(state_.flat_grad().narrow(0, 0, static_cast<std::int64_t>(compressed_elements(c))));
   }
 
   const WorkerJob& job_;
@@ -165,6 +193,7 @@ class StageProfiler {
   std::vector<bool> pseudo_gradient_;
   std::uint64_t next_sequence_ = 0;
   bool round_started_ = false;
+  CompressedExchange exchange_;
 };
 
 // A CUDA stage must fit in the GPU's free memory (the CPU's is checked by geotrain profile).

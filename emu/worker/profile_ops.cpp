@@ -63,7 +63,8 @@ std::vector<ProfileOpSite> distinct_compute_ops(const Program& program) {
       if (!c) continue;
       const bool known = std::any_of(seen.begin(), seen.end(), [&](const ComputeOp* s) {
         return s->kind == c->kind && s->stage == c->stage && s->layer_begin == c->layer_begin &&
-               s->layer_end == c->layer_end && same(s->sequences, c->sequences);
+               s->layer_end == c->layer_end && same(s->sequences, c->sequences) &&
+               (c->kind != ComputeKind::other || same(s->flops, c->flops));
       });
       if (known) continue;
       seen.push_back(c);

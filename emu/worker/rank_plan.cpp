@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/common/error.hpp"
+#include "sim/program/compression.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
@@ -87,7 +88,8 @@ std::vector<bool> pseudo_gradient_phase(const std::vector<Op>& ops) {
     for (std::size_t j = i; j-- > 0;) {
       const auto* b = ops[j].as<ComputeOp>();
       if (b && b->kind == ComputeKind::optimizer) break;
-      if (b && b->kind == ComputeKind::other) {
+      // A compressed average's codec ops (also kind other) are not where the phase begins.
+      if (b && b->kind == ComputeKind::other && codec_role(ops, j) == CodecRole::none) {
         for (std::size_t k = j; k < i; ++k) phase[k] = true;
         break;
       }

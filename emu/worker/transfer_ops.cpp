@@ -10,6 +10,7 @@
 #include "emu/worker/warm_up.hpp"
 #include "emu/worker/wire_types.hpp"
 #include "sim/common/error.hpp"
+#include "sim/program/compression.hpp"
 
 namespace geotrain {
 
@@ -143,6 +144,7 @@ PendingOp TransferOps::recv(int i, const RecvOp& r) {
 }
 
 PendingOp TransferOps::collective(int i, const CollectiveOp& c) {
+  if (c.compression.kind != CompressionKind::none) return compressed_collective(i, c);
   if (c.payload == Payload::weights) return weights_collective(i, c);
   const DType wire_dt = wire_dtype(ctx_.job, c.payload);
   const auto gbytes = static_cast<double>(dtype_bytes(wire_dt));
@@ -185,6 +187,54 @@ PendingOp TransferOps::weights_collective(int i, const CollectiveOp& c) {
       c.group, [this, c, wire, library] { return run_collective(ctx_.cluster, ctx_.job.program, c, wire, library); });
   p.on_done = [this, wire] { state_.set_weights(wire.to(torch::kFloat32)); };
   return p;
+}
+
+torch::Tensor TransferOps::compressed_buffer(int i, const CollectiveOp& c) {
+  if (c.payload == Payload::weights) return state_.flat_weights();
+  const auto elements = static_cast<std::int64_t>(compressed_elements(c));
+  if (grad_cursor_ + elements > state_.parameter_count())
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): a compressed collective of {} elements at "
+                                 "gradient element {} of {}", ctx_.rank(), i, ctx_.op(i).label, elements,
+                                 grad_cursor_, state_.parameter_count()));
+  return state_.flat_grad().narrow(0, grad_cursor_, elements);
+}
+
+// The encoder runs before its collective, so the gradient cursor still points at its slice; the
+// residual is named by payload and slice, so DiLoCo's per-membership averages share one.
+void TransferOps::encode(int i) {
+  const auto& c = *ctx_.op(i).as<CollectiveOp>();
+  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+  exchange_.encode(c, n, ctx_.cluster.position(c.group), compressed_buffer(i, c),
+                   {static_cast<int>(c.payload), c.payload == Payload::weights ? 0 : grad_cursor_});
+}
+
+// Runs on the group's thread like any collective; blocking (program validation), so the decoder
+// that follows finds it done.
+PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c) {
+  if (ctx_.options.library_collectives)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): compression {} needs the Program's ring "
+                                 "(--collectives p2p), not the library's all-reduce", ctx_.rank(), i,
+                                 ctx_.op(i).label, to_string(c.compression.kind)));
+  if (c.payload != Payload::weights && completes_gradient_slice(c.kind))
+    grad_cursor_ += static_cast<std::int64_t>(compressed_elements(c));
+  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+  const int position = ctx_.cluster.position(c.group);
+  return on_group_thread(c.group, [this, c, n, position, wire = ctx_.device.wire()] {
+    return exchange_.exchange(ctx_.cluster, ctx_.job.program, c, n, position, wire);
+  });
+}
+
+// The decoder writes the average where the collective's buffer was (the cursor has moved past it).
+void TransferOps::decode(int i) {
+  const auto& c = *ctx_.op(i).as<CollectiveOp>();
+  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+  const auto average = exchange_.decode(c, n);
+  if (c.payload == Payload::weights) {
+    state_.set_weights(average.to(ctx_.device.compute()));
+    return;
+  }
+  const auto elements = static_cast<std::int64_t>(compressed_elements(c));
+  state_.flat_grad().narrow(0, grad_cursor_ - elements, elements).copy_(average);
 }
 
 PendingOp TransferOps::on_group_thread(GroupId group, std::function<double()> transfer) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "emu/worker/compressed_exchange.hpp"
 #include "emu/worker/micro_batch_tensors.hpp"
 #include "emu/worker/pending_ops.hpp"
 #include "emu/worker/rank_context.hpp"
@@ -26,6 +27,9 @@ class TransferOps {
   PendingOp send(int i, const SendOp& s);
   PendingOp recv(int i, const RecvOp& r);
   PendingOp collective(int i, const CollectiveOp& c);
+  // A compressed collective's codec ops (compressed_exchange.hpp): `i` is the collective's index.
+  void encode(int i);
+  void decode(int i);
 
   // Gradient collectives take consecutive slices of the stage's flat gradient; the cursor is
   // where the next one starts (back to 0 at each step and after DiLoCo's outer step).
@@ -34,6 +38,10 @@ class TransferOps {
 
  private:
   PendingOp weights_collective(int i, const CollectiveOp& c);
+  PendingOp compressed_collective(int i, const CollectiveOp& c);
+  // The elements a compressed collective averages: a slice of the flat gradient at the cursor
+  // (gradients, pseudo-gradient) or the stage's weights.
+  torch::Tensor compressed_buffer(int i, const CollectiveOp& c);
   // The group's thread runs `transfer` (which returns the bytes it sent) after the group's
   // earlier collectives; the op ends when it returns.
   PendingOp on_group_thread(GroupId group, std::function<double()> transfer);
@@ -43,6 +51,7 @@ class TransferOps {
   MicroBatchTensors& tensors_;
   std::map<GroupId, std::unique_ptr<SerialExecutor>> executors_;  // one thread per group
   std::int64_t grad_cursor_ = 0;
+  CompressedExchange exchange_;
 };
 
 }  // namespace geotrain

@@ -13,6 +13,7 @@
 #include "sim/engine/gloo_replay.hpp"
 #include "sim/engine/schedule_replay.hpp"
 #include "sim/program/collective_schedule.hpp"
+#include "sim/program/compression.hpp"
 #include "sim/program/gloo_algorithms.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -67,6 +68,16 @@ int root_position(const Group& g, int root_rank) {
 
 std::size_t element_count(double bytes) { return static_cast<std::size_t>(std::llround(bytes)); }
 
+// A compressed collective moves the wire bytes of compression.hpp: step by step as the worker
+// sends them, or, in an aggregated ring, as the uncompressed collective of the same total.
+double run_compressed(SimContext& ctx, int rank, const CollectiveOp& op, int instance) {
+  const Group& g = ctx.program().group(op.group);
+  const int n = static_cast<int>(g.ranks.size());
+  const CollectiveOp wire = wire_equivalent(op, n);
+  if (uses_aggregated_ring(wire, n, ctx.settings())) return run_aggregated_ring(ctx, rank, wire, instance);
+  return replay_schedule(ctx, rank, g, compressed_schedule(op, n, ctx.position(op.group, rank)));
+}
+
 }  // namespace
 
 void check_collectives(const Program& program, const EngineSettings& settings) {
@@ -87,6 +98,13 @@ void check_collectives(const Program& program, const EngineSettings& settings) {
       }
       const auto algorithm = modelled_algorithm(*c, settings);
       const int n = static_cast<int>(g.ranks.size());
+      if (c->compression.kind != CompressionKind::none) {
+        if (algorithm == CollectiveAlgorithm::library)
+          problems.push_back(fmt::format("rank {} op {} '{}': compression {} needs send/recv collectives "
+                                         "(emulation.collectives p2p): a library all-reduce cannot requantize",
+                                         r, i, program.ranks[r][i].label, to_string(c->compression.kind)));
+        continue;  // its schedule: compressed_schedule, checked by program validation
+      }
       const bool library = algorithm == CollectiveAlgorithm::library;
       const std::size_t bytes = library ? element_count(c->bytes) : 0;
       if (!seen.emplace(static_cast<int>(c->kind), static_cast<int>(algorithm), n, bytes).second)
@@ -116,6 +134,10 @@ void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord&
   for (int twin : ctx.twins_of(rank))
     ctx.collectives().enter(op.group, sequence, ctx.position(op.group, twin), n, now);
   record.collective_instance = instance;
+  if (op.compression.kind != CompressionKind::none) {
+    record.bytes_sent = run_compressed(ctx, rank, op, instance);
+    return;
+  }
   if (uses_aggregated_ring(op, n, ctx.settings())) {
     record.bytes_sent = run_aggregated_ring(ctx, rank, op, instance);
     return;
@@ -132,7 +154,8 @@ void run_collective(SimContext& ctx, int rank, const CollectiveOp& op, OpRecord&
     return;
   }
   const auto steps = collective_schedule(op.kind, algorithm, n, position,
-                                         root_position(g, op.root), element_count(op.bytes));
+                                         root_position(g, op.root), element_count(op.bytes),
+                                         g.part_fractions);
   record.bytes_sent = replay_schedule(ctx, rank, g, steps);
 }
 

@@ -59,6 +59,26 @@ double direct_exchange_time(int n, double bytes, const LinkOf& link) {
   return t;
 }
 
+double butterfly_allreduce_time(const std::vector<double>& f, double bytes, const LinkOf& link) {
+  const int n = static_cast<int>(f.size());
+  if (n <= 1) return 0;
+  const auto part = [&](int q) { return f[static_cast<std::size_t>(q)] * bytes; };
+  std::vector<double> first(f.size(), 0);  // when each member finished the reduce-scatter
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q)
+      if (p != q)
+        first[static_cast<std::size_t>(p)] =
+            std::max({first[static_cast<std::size_t>(p)], link(p, q).transfer_s(part(q)),
+                      link(q, p).transfer_s(part(p))});
+  double t = 0;
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q)
+      if (p != q)
+        t = std::max(t, std::max(first[static_cast<std::size_t>(p)], first[static_cast<std::size_t>(q)]) +
+                            link(p, q).transfer_s(part(p)));
+  return t;
+}
+
 double direct_gather_time_shared_nic(int n, double bytes, LinkTime nic) {
   return n <= 1 ? 0 : nic.latency_s + (n - 1) * bytes / nic.bandwidth_Bps;
 }

@@ -43,6 +43,11 @@ double direct_scatter_time(int n, int root, double bytes, const LinkOf& link);
 // (L + S/N / B). A sharded sync is a reduce-scatter then an all-gather: twice that on symmetric
 // links. A direct all-reduce is direct_gather_time + direct_scatter_time.
 double direct_exchange_time(int n, double bytes, const LinkOf& link);
+// hivemind's butterfly all-reduce with part fractions f (one per position): a direct
+// reduce-scatter (p sends f_q S to each q), then a direct all-gather (p sends f_p S to each q);
+// a transfer of the second step starts when both ends have finished the first, and every link
+// is its own (no sharing): max_p of the later of its step-2 transfers.
+double butterfly_allreduce_time(const std::vector<double>& fractions, double bytes, const LinkOf& link);
 // The same when all flows cross one shared root NIC of bandwidth B (star network, fair sharing):
 // L + (N-1) x S / B.
 double direct_gather_time_shared_nic(int n, double bytes, LinkTime nic);

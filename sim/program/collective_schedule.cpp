@@ -4,6 +4,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/small_math.hpp"
+#include "sim/program/butterfly_parts.hpp"
 #include "sim/program/program_json.hpp"
 
 namespace geotrain {
@@ -89,13 +90,21 @@ void direct_from_root(std::vector<CollectiveStep>& out, int n, int p, int root, 
 }
 
 // Direct reduce-scatter / all-gather: every member exchanges chunks with every other at once.
+// `fractions` (one per member) size the chunks of a butterfly (butterfly_parts.hpp); empty:
+// chunk_range's equal split.
 void direct_exchange(std::vector<CollectiveStep>& out, int n, int p, std::size_t count,
-                     bool reduce) {
+                     bool reduce, const std::vector<double>& fractions = {}) {
+  const auto part = [&](int peer, int q) {
+    if (fractions.empty()) return chunk_to(peer, count, n, q);
+    Transfer t = part_range(count, fractions, q);
+    t.peer = peer;
+    return t;
+  };
   CollectiveStep step{{}, {}, reduce};
   for (int q = 0; q < n; ++q) {
     if (q == p) continue;
-    step.sends.push_back(chunk_to(q, count, n, reduce ? q : p));
-    step.recvs.push_back(chunk_to(q, count, n, reduce ? p : q));
+    step.sends.push_back(part(q, reduce ? q : p));
+    step.recvs.push_back(part(q, reduce ? p : q));
   }
   out.push_back(step);
 }
@@ -141,7 +150,8 @@ Transfer chunk_range(std::size_t count, int n, int q) {
 }
 
 std::vector<CollectiveStep> collective_schedule(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                                int n, int p, int root, std::size_t count) {
+                                                int n, int p, int root, std::size_t count,
+                                                const std::vector<double>& part_fractions) {
   using A = CollectiveAlgorithm;
   using K = CollectiveKind;
   if (n < 1 || p < 0 || p >= n || root < 0 || root >= n)
@@ -150,6 +160,19 @@ std::vector<CollectiveStep> collective_schedule(CollectiveKind kind, CollectiveA
   std::vector<CollectiveStep> out;
   if (n == 1) return out;
   if (algorithm == A::library) unsupported(kind, algorithm, n, "the library runs its own steps");
+  if (!part_fractions.empty() && static_cast<int>(part_fractions.size()) != n)
+    throw InputError(fmt::format("collective schedule: {} part fractions for a group of {}",
+                                 part_fractions.size(), n));
+  if (algorithm == A::butterfly) {
+    // hivemind's butterfly: a direct reduce-scatter into each member's part, then a direct
+    // all-gather of the averaged parts (butterfly_parts.hpp).
+    if (kind == K::allreduce || kind == K::reduce_scatter)
+      direct_exchange(out, n, p, count, true, part_fractions);
+    if (kind == K::allreduce || kind == K::allgather)
+      direct_exchange(out, n, p, count, false, part_fractions);
+    if (out.empty()) unsupported(kind, algorithm, n, "a butterfly is an all-reduce, reduce-scatter or all-gather");
+    return out;
+  }
   switch (kind) {
     case K::allreduce:
       if (algorithm == A::ring) ring_reduce_scatter(out, n, p, count), ring_allgather(out, n, p, count);

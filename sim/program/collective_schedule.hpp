@@ -38,11 +38,15 @@ struct CollectiveStep {
 //   allreduce      every member: the sum
 //   reduce_scatter member p: the sum in its own chunk p (chunks: chunk_range), rest unspecified
 //   allgather      every member: chunk q from member q
+// (chunks: chunk_range, or a butterfly's parts: part_range)
 //   reduce, gather root: the sum of all buffers (gradient semantics: the parameter server sums)
 //   broadcast, scatter  every member: the root's buffer
+// `part_fractions`: a butterfly's part of each position (Group::part_fractions; empty: equal
+// parts); the other algorithms ignore it.
 std::vector<CollectiveStep> collective_schedule(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 int group_size, int position, int root_position,
-                                                std::size_t count);
+                                                std::size_t count,
+                                                const std::vector<double>& part_fractions = {});
 
 // Chunk q of n over `count` elements (floor split); peer = q, the member that owns the chunk.
 Transfer chunk_range(std::size_t count, int n, int q);

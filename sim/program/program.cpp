@@ -55,6 +55,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "direct";
     case CollectiveAlgorithm::library:
       return "library";
+    case CollectiveAlgorithm::butterfly:
+      return "butterfly";
   }
   return "?";
 }
@@ -88,12 +90,22 @@ bool Op::active_in(int iteration) const {
 
 std::vector<int> program_epochs(const Program& p) {
   std::vector<int> starts{0};
+  int period = 1, last_periodic_begin = 0;
   for (const auto& ops : p.ranks)
     for (const auto& op : ops)
       for (const auto& r : op.iterations) {
         if (r.begin > 0) starts.push_back(r.begin);
         if (r.end > 0) starts.push_back(r.end);
+        if (r.every > 1) {
+          period = std::max(period, r.every);
+          last_periodic_begin = std::max(last_periodic_begin, r.begin);
+          for (int k = 0; k < r.every; ++k) starts.push_back(r.begin + k);
+        }
       }
+  // With one period d (program validation), the active sets repeat every d iterations once every
+  // periodic range has begun: one period from there covers each of them (ends cut it short).
+  if (period > 1)
+    for (int k = 0; k < period; ++k) starts.push_back(last_periodic_begin + k);
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   return starts;

@@ -36,8 +36,10 @@ enum class ComputeKind { forward, backward, optimizer, other, outer_optimizer };
 enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, gather, scatter, reduce };
 // ring: bandwidth-optimal ring; tree: binary-tree reduce + broadcast; halving_doubling:
 // recursive halving/doubling (Rabenseifner); direct: everyone talks to the root (gather/scatter
-// parameter server); library: the communication library's built-in algorithm (Gloo's allreduce).
-enum class CollectiveAlgorithm { ring, tree, halving_doubling, direct, library };
+// parameter server); library: the communication library's built-in algorithm (Gloo's allreduce);
+// butterfly: hivemind's all-reduce, every member the owner of a part (Group::part_fractions):
+// a direct reduce-scatter into the owners, then a direct all-gather (butterfly_parts.hpp).
+enum class CollectiveAlgorithm { ring, tree, halving_doubling, direct, library, butterfly };
 
 const char* to_string(ComputeKind k);
 const char* to_string(CollectiveKind k);
@@ -50,6 +52,8 @@ struct Group {
   GroupId id = 0;
   std::string name;  // "dp stage 3", "pipeline 1", "world"
   std::vector<int> ranks;
+  // A butterfly's part of each member, by position (sum 1); empty: equal parts.
+  std::vector<double> part_fractions = {};
 };
 
 struct ComputeOp {
@@ -92,6 +96,30 @@ struct RecvOp {
   int micro_batch = -1;
 };
 
+// How a collective compresses what it moves (docs/compression.md; the bytes and the steps:
+// sim/program/compression.hpp, the arithmetic: compression_codec.hpp).
+//  none: the buffer as it is;
+//  int8 / fp4: a ring all-reduce of quantized chunks, `block` elements per fp32 scale; every hop
+//    of the reduce-scatter dequantizes, adds its own and requantizes, the all-gather forwards;
+//  topk: every member sends the k = ceil(density x elements) largest |values| (fp32 value + int32
+//    index) by a ring all-gather, and each sums them all; with `error_feedback` what was not sent
+//    is kept by the rank and added to its next buffer (DeMo, SparseLoCo).
+// `element_bytes` is the size of one element of the uncompressed buffer: the op's `bytes` stay the
+// buffer's (elements = bytes / element_bytes), the wire bytes follow from the kind.
+// A compressed collective is blocking and has its codec ops right beside it: the ComputeOp (kind
+// other) just before it encodes ("compress int8"), the one just after decodes and averages
+// ("decompress int8"); program_validation checks that shape, executors rely on it.
+enum class CompressionKind { none, int8, fp4, topk };
+
+struct Compression {
+  CompressionKind kind = CompressionKind::none;
+  int block = 0;           // int8 / fp4: elements per scale
+  double density = 0;      // topk: fraction of the elements sent
+  bool error_feedback = false;  // topk: keep what was not sent for the next exchange
+  int element_bytes = 4;   // bytes per element of the uncompressed buffer
+  bool operator==(const Compression&) const = default;
+};
+
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::allreduce;
   GroupId group = 0;
@@ -100,6 +128,7 @@ struct CollectiveOp {
   int root = 0;  // rank (Program index) of the root for gather/scatter/broadcast/reduce
   int tag = 0;   // distinguishes concurrent collectives on one group (DDP buckets)
   Payload payload = Payload::gradients;  // gradients, weights or pseudo_gradient
+  Compression compression = {};          // kind none: the buffer moves as it is
 };
 
 // Peers decided at run time. One struct per rule; the decisions themselves live in
@@ -147,11 +176,16 @@ struct WaitOp {
 };
 
 // Iterations [begin, end) of a run; end < 0: to the end of the run.
+// every > 1: only iterations begin, begin + every, ... of the range (Moshpit's rotating grid
+// axis: the groups of axis a average in rounds a, a + d, a + 2d, ...). One Program uses one
+// period at most (program validation), so its epochs repeat with it (program_epochs).
 struct IterationRange {
   int begin = 0;
   int end = -1;
+  int every = 1;
   bool contains(int iteration) const {
-    return iteration >= begin && (end < 0 || iteration < end);
+    return iteration >= begin && (end < 0 || iteration < end) &&
+           (every <= 1 || (iteration - begin) % every == 0);
   }
   bool operator==(const IterationRange&) const = default;
 };

@@ -39,6 +39,10 @@ void check_transfer_payload(const Program& p, int r, int i, Payload payload, int
 void check_averaged_payload(const Program& p, int r, int i, Payload payload, bool collective,
                             Problems& out);
 
+// A compressed collective (program_compression_checks.cpp): fields in range, a ring
+// all-reduce, blocking, with its codec ops (compute, kind other) right before and after it.
+void check_compression(const Program& p, int r, int i, const CollectiveOp& c, Problems& out);
+
 // Abstract execution with rendezvous semantics; adds one line per stuck rank.
 void check_deadlock(const Program& p, Problems& problems);
 

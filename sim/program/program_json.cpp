@@ -8,6 +8,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/overloaded.hpp"
+#include "sim/program/compression.hpp"
 
 namespace geotrain {
 
@@ -31,12 +32,13 @@ constexpr std::array<std::pair<CollectiveKind, const char*>, 7> kCollectiveKinds
      {CollectiveKind::gather, "gather"},
      {CollectiveKind::scatter, "scatter"},
      {CollectiveKind::reduce, "reduce"}}};
-constexpr std::array<std::pair<CollectiveAlgorithm, const char*>, 5> kAlgorithms{
+constexpr std::array<std::pair<CollectiveAlgorithm, const char*>, 6> kAlgorithms{
     {{CollectiveAlgorithm::ring, "ring"},
      {CollectiveAlgorithm::tree, "tree"},
      {CollectiveAlgorithm::halving_doubling, "halving_doubling"},
      {CollectiveAlgorithm::direct, "direct"},
-     {CollectiveAlgorithm::library, "library"}}};
+     {CollectiveAlgorithm::library, "library"},
+     {CollectiveAlgorithm::butterfly, "butterfly"}}};
 constexpr std::array<std::pair<Payload, const char*>, 6> kPayloads{
     {{Payload::activation, "activation"},
      {Payload::activation_grad, "activation_grad"},
@@ -69,12 +71,19 @@ json op_body_to_json(const RecvOp& r) {
   return {{"op", "recv"}, {"peer", r.peer}, {"bytes", r.bytes}, {"tag", r.tag},
           {"payload", name_of(kPayloads, r.payload)}, {"micro_batch", r.micro_batch}};
 }
+// "compression" is written only when the op compresses, so other Programs keep their files.
 json op_body_to_json(const CollectiveOp& c) {
-  return {{"op", "collective"},  {"kind", name_of(kCollectiveKinds, c.kind)},
-          {"group", c.group},    {"bytes", c.bytes},
-          {"algorithm", name_of(kAlgorithms, c.algorithm)},
-          {"root", c.root},      {"tag", c.tag},
-          {"payload", name_of(kPayloads, c.payload)}};
+  json o = {{"op", "collective"},  {"kind", name_of(kCollectiveKinds, c.kind)},
+            {"group", c.group},    {"bytes", c.bytes},
+            {"algorithm", name_of(kAlgorithms, c.algorithm)},
+            {"root", c.root},      {"tag", c.tag},
+            {"payload", name_of(kPayloads, c.payload)}};
+  const Compression& z = c.compression;
+  if (z.kind != CompressionKind::none)
+    o["compression"] = {{"kind", to_string(z.kind)},       {"block", z.block},
+                        {"density", z.density},            {"error_feedback", z.error_feedback},
+                        {"element_bytes", z.element_bytes}};
+  return o;
 }
 // A Dynamic op carries its rule's own fields only.
 json op_body_to_json(const DynamicOp& d) {
@@ -134,6 +143,18 @@ class Reader {
   std::vector<std::string>& problems_;
 };
 
+Compression compression_from_json(const json& j, const std::string& path, Reader& rd) {
+  Compression z;
+  const auto kind = rd.get<std::string>(j, "kind", path);
+  if (const auto k = parse_compression_kind(kind)) z.kind = *k;
+  else rd.problem(path + ".kind", fmt::format("'{}' unknown (known: none, int8, fp4, topk)", kind));
+  z.block = rd.get<int>(j, "block", path);
+  z.density = rd.get<double>(j, "density", path);
+  z.error_feedback = rd.get<bool>(j, "error_feedback", path);
+  z.element_bytes = rd.get<int>(j, "element_bytes", path);
+  return z;
+}
+
 Op op_from_json(const json& j, const std::string& path, Reader& rd) {
   Op op;
   if (!j.is_object()) {
@@ -142,9 +163,14 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
   }
   op.label = rd.get<std::string>(j, "label", path);
   op.nonblocking = rd.get<bool>(j, "nonblocking", path);
-  if (j.contains("iterations"))  // [[begin, end], ...], end -1: to the end of the run
-    for (const auto& r : rd.get<std::vector<std::array<int, 2>>>(j, "iterations", path))
-      op.iterations.push_back({r[0], r[1]});
+  if (j.contains("iterations"))  // [[begin, end(, every)], ...], end -1: to the end of the run
+    for (const auto& r : rd.get<std::vector<std::vector<int>>>(j, "iterations", path)) {
+      if (r.size() != 2 && r.size() != 3) {
+        rd.problem(path + ".iterations", "expected [begin, end] or [begin, end, every]");
+        continue;
+      }
+      op.iterations.push_back({r[0], r[1], r.size() == 3 ? r[2] : 1});
+    }
   const auto kind = rd.get<std::string>(j, "op", path);
   if (kind == "compute") {
     ComputeOp c;
@@ -174,6 +200,7 @@ Op op_from_json(const json& j, const std::string& path, Reader& rd) {
     c.root = rd.get<int>(j, "root", path);
     c.tag = rd.get<int>(j, "tag", path);
     c.payload = rd.get_enum(j, "payload", path, kPayloads);
+    if (j.contains("compression")) c.compression = compression_from_json(j["compression"], path + ".compression", rd);
     op.body = c;
   } else if (kind == "dynamic") {
     DynamicOp d;
@@ -214,8 +241,11 @@ const char* json_name(Payload p) { return name_of(kPayloads, p); }
 
 nlohmann::json program_to_json(const Program& program) {
   json groups = json::array();
-  for (const auto& g : program.groups)
-    groups.push_back({{"id", g.id}, {"name", g.name}, {"ranks", g.ranks}});
+  for (const auto& g : program.groups) {
+    json group = {{"id", g.id}, {"name", g.name}, {"ranks", g.ranks}};
+    if (!g.part_fractions.empty()) group["part_fractions"] = g.part_fractions;
+    groups.push_back(std::move(group));
+  }
   json ranks = json::array();
   for (const auto& ops : program.ranks) {
     json list = json::array();
@@ -225,7 +255,8 @@ nlohmann::json program_to_json(const Program& program) {
       o["nonblocking"] = op.nonblocking;
       if (!op.iterations.empty()) {
         json ranges = json::array();
-        for (const auto& r : op.iterations) ranges.push_back({r.begin, r.end});
+        for (const auto& r : op.iterations)
+          ranges.push_back(r.every > 1 ? json{r.begin, r.end, r.every} : json{r.begin, r.end});
         o["iterations"] = std::move(ranges);
       }
       list.push_back(std::move(o));
@@ -281,7 +312,10 @@ Program program_from_json(const nlohmann::json& j, const std::string& source) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const auto path = fmt::format("$.groups[{}]", i);
     p.groups.push_back({rd.get<int>(groups[i], "id", path), rd.get<std::string>(groups[i], "name", path),
-                        rd.get<std::vector<int>>(groups[i], "ranks", path)});
+                        rd.get<std::vector<int>>(groups[i], "ranks", path),
+                        groups[i].contains("part_fractions")
+                            ? rd.get<std::vector<double>>(groups[i], "part_fractions", path)
+                            : std::vector<double>{}});
   }
   const auto ranks = rd.get<json>(j, "ranks", "$", json::array());
   for (std::size_t r = 0; r < ranks.size(); ++r) {

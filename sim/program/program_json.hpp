@@ -9,6 +9,8 @@
 //    "groups": [{"id": 0, "name": "world", "ranks": [0, 1]}],
 //    "ranks": [[{"op": "compute", "label": "fwd s0 mb0", "nonblocking": false,
 //                "kind": "forward", "stage": 0, ...}, ...], ...]}
+// A compressed collective adds "compression": {"kind", "block", "density", "error_feedback",
+// "element_bytes"}; it is left out for kind none.
 // Every field of every op is written, so reading back yields an equal Program. Doubles are
 // written with full precision (nlohmann prints the shortest round-trip form).
 #include <string>

@@ -94,6 +94,15 @@ void check_shape(const Program& p, Problems& out) {
     if (group.id != static_cast<int>(g))
       out.add(fmt::format("groups[{}] has id {} (expected {})", g, group.id, g));
     if (group.ranks.empty()) out.add(fmt::format("group {} '{}' has no ranks", g, group.name));
+    if (!group.part_fractions.empty()) {
+      double sum = 0;
+      bool negative = false;
+      for (double f : group.part_fractions) sum += f, negative = negative || !(f >= 0);
+      if (group.part_fractions.size() != group.ranks.size() || negative || std::abs(sum - 1) > 1e-9)
+        out.add(fmt::format("group {} '{}': {} part fractions summing to {} for {} ranks (expected "
+                            "one non-negative fraction per rank, summing to 1)",
+                            g, group.name, group.part_fractions.size(), sum, group.ranks.size()));
+    }
     std::vector<bool> seen(p.ranks.size(), false);
     for (int r : group.ranks) {
       if (r < 0 || r >= n)
@@ -112,6 +121,10 @@ std::string algorithm_problem(const CollectiveOp& c, std::size_t members) {
   using A = CollectiveAlgorithm;
   using K = CollectiveKind;
   if (members <= 1 || c.algorithm == A::library) return "";
+  if (c.algorithm == A::butterfly)
+    return c.kind == K::allreduce || c.kind == K::reduce_scatter || c.kind == K::allgather
+               ? ""
+               : "a butterfly is an all-reduce, reduce-scatter or all-gather";
   switch (c.kind) {
     case K::allreduce:
       if (c.algorithm == A::halving_doubling && (members & (members - 1)) != 0)
@@ -173,6 +186,7 @@ void check_op(const Program& p, const Membership& members, int r, int i, std::ve
       out.add(fmt::format("{}: bytes = {} (expected >= 0)", op_where(p, r, i), col->bytes));
     check_collective(p, members, r, i, *col, out);
     check_averaged_payload(p, r, i, col->payload, true, out);
+    detail::check_compression(p, r, i, *col, out);
   } else if (const auto* d = op.as<DynamicOp>()) {
     if (!known_group(p, d->group) || !members.contains(d->group, r))
       out.add(fmt::format("{}: rank {} is not in group {}", op_where(p, r, i), r, d->group));
@@ -262,7 +276,8 @@ bool same_collective(const Op& a, const Op& b) {
   const auto* y = b.as<CollectiveOp>();
   if (x && y)
     return x->kind == y->kind && x->bytes == y->bytes && x->algorithm == y->algorithm &&
-           x->root == y->root && x->tag == y->tag && x->payload == y->payload;
+           x->root == y->root && x->tag == y->tag && x->payload == y->payload &&
+           x->compression == y->compression;
   const auto* u = a.as<DynamicOp>();
   const auto* v = b.as<DynamicOp>();
   return u && v && u->rule.index() == v->rule.index() && u->bytes == v->bytes && u->tag == v->tag &&
@@ -312,12 +327,22 @@ void check_iteration(const Program& p, Problems& out) {
 }
 
 void check_ranges(const Program& p, Problems& out) {
+  int period = 1;  // the one period of the Program's periodic ranges (program_epochs needs one)
   for (int r = 0; r < static_cast<int>(p.ranks.size()); ++r)
     for (int i = 0; i < static_cast<int>(p.ranks[static_cast<std::size_t>(r)].size()); ++i)
-      for (const auto& range : p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)].iterations)
+      for (const auto& range : p.ranks[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)].iterations) {
         if (range.begin < 0 || (range.end >= 0 && range.end <= range.begin))
           out.add(fmt::format("{}: iterations [{}, {}) (expected 0 <= begin < end, or end -1)",
                               op_where(p, r, i), range.begin, range.end));
+        if (range.every < 1 || range.every > 1024)
+          out.add(fmt::format("{}: iterations [{}, {}) every {} (expected every 1 to 1024)",
+                              op_where(p, r, i), range.begin, range.end, range.every));
+        else if (range.every > 1 && period > 1 && range.every != period)
+          out.add(fmt::format("{}: iterations every {} where other ops repeat every {} (expected one "
+                              "period per Program)", op_where(p, r, i), range.every, period));
+        else if (range.every > 1)
+          period = range.every;
+      }
 }
 
 // Which ops are active in `iteration`, rank by rank: epochs with equal masks are checked once.

@@ -46,25 +46,29 @@ std::vector<std::string> strategy_names() {
 ParamDecl choice_param(std::string name, std::string def, std::vector<std::string> choices,
                        std::string help) {
   return {std::move(name), ParamKind::choice, ParamValue{def}, std::move(help), 0, 0,
-          std::move(choices)};
+          std::move(choices), {}};
 }
 
 ParamDecl integer_param(std::string name, std::int64_t def, double min, double max,
                         std::string help) {
-  return {std::move(name), ParamKind::integer, ParamValue{def}, std::move(help), min, max, {}};
+  return {std::move(name), ParamKind::integer, ParamValue{def}, std::move(help), min, max, {}, {}};
 }
 
 ParamDecl number_param(std::string name, double def, double min, double max, std::string help) {
-  return {std::move(name), ParamKind::number, ParamValue{def}, std::move(help), min, max, {}};
+  return {std::move(name), ParamKind::number, ParamValue{def}, std::move(help), min, max, {}, {}};
 }
 
 ParamDecl bytes_param(std::string name, double def, ValueRange r, std::string help) {
-  return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), r.min, r.max, {}};
+  return {std::move(name), ParamKind::bytes, ParamValue{def}, std::move(help), r.min, r.max, {}, {}};
 }
 
 ParamDecl duration_param(std::string name, double def_s, ValueRange r, std::string help) {
   return {
-      std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), r.min, r.max, {}};
+      std::move(name), ParamKind::duration, ParamValue{def_s}, std::move(help), r.min, r.max, {}, {}};
+}
+
+ParamDecl map_param(std::string name, MapParamReader read, std::string help) {
+  return {std::move(name), ParamKind::map, ParamValue{false}, std::move(help), 0, 0, {}, std::move(read)};
 }
 
 int participating_devices(const Scenario& s) {

@@ -9,6 +9,7 @@
 // not include sim/strategies (that was a folder-level include cycle).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,15 @@
 namespace geotrain {
 
 class Diagnostics;
+class YamlSection;
 
-enum class ParamKind { integer, number, choice, flag, bytes, duration };
+// map: a nested mapping (strategy: {compression: {kind: int8}}) read by the declaration's own
+// reader, which stores every field, defaults included, as "<name>.<field>" in the spec's params
+// and reports problems with their lines; for fields whose defaults depend on each other.
+enum class ParamKind { integer, number, choice, flag, bytes, duration, map };
+
+// Reads a map parameter's section (present() is false when the scenario leaves it out).
+using MapParamReader = std::function<void(YamlSection& section, std::map<std::string, ParamValue>& params)>;
 
 struct ParamDecl {
   std::string name;
@@ -29,6 +37,7 @@ struct ParamDecl {
   double min = 0;  // integer/number/bytes/duration
   double max = 1e300;
   std::vector<std::string> choices;  // choice
+  MapParamReader read_map;           // map
 };
 
 struct StrategyDecl {
@@ -59,6 +68,7 @@ ParamDecl integer_param(std::string name, std::int64_t def, double min, double m
 ParamDecl number_param(std::string name, double def, double min, double max, std::string help);
 ParamDecl bytes_param(std::string name, double def, ValueRange r, std::string help);
 ParamDecl duration_param(std::string name, double def_s, ValueRange r, std::string help);
+ParamDecl map_param(std::string name, MapParamReader read, std::string help);
 
 // Number of devices the scenario runs on (emulation.workers when set, else the device list).
 int participating_devices(const Scenario& s);

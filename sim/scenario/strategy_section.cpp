@@ -34,6 +34,8 @@ std::optional<ParamValue> read_param(YamlSection& s, const ParamDecl& p) {
       if (auto v = s.duration_s(p.name, ValueRange{Quantity::duration, p.min, p.max}))
         return ParamValue{*v};
       break;
+    case ParamKind::map:
+      break;  // read by parse_strategy into "<name>.<field>" params
   }
   return std::nullopt;
 }
@@ -53,6 +55,11 @@ void parse_strategy(Context& ctx, YamlSection s, Scenario& out) {
   const StrategyDecl& decl = *find_strategy(*name);
   out.strategy.name = *name;
   for (const auto& p : decl.params) {
+    if (p.kind == ParamKind::map) {
+      YamlSection section = s.child(p.name);
+      p.read_map(section, out.strategy.params);
+      continue;
+    }
     out.strategy.params[p.name] = p.default_value;
     if (auto v = read_param(s, p)) out.strategy.params[p.name] = *v;
   }

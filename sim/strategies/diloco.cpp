@@ -8,6 +8,13 @@
 //     averaging = timeout: a partial reduce (DynamicOp) whose window opens when the first worker
 //       is ready and lasts `timeout`, so workers that are later are left out of that round
 //       (hivemind's averaging_timeout),
+//     averaging = moshpit: hivemind's Moshpit averaging, the all-reduce within the groups of a
+//       seeded grid of `moshpit_dims` axes, round k along axis k mod moshpit_dims
+//       (moshpit_grid.hpp; every group's collectives run every moshpit_dims-th round),
+//     algorithm = butterfly: hivemind's butterfly all-reduce, parts sized by `butterfly_parts`
+//       (butterfly_groups.hpp),
+//     with `compression` (int8, fp4, topk; wait-for-all only) the all-reduce sits between its
+//     codec ops "compress <kind>" and "decompress <kind>" (compressed_exchange.hpp),
 //   then "outer optim": Nesterov SGD (outer_lr, outer_momentum) applies the averaged
 //   pseudo-gradient to the round's starting weights (ComputeKind::outer_optimizer).
 // Bytes on the wire per round equal one DDP all-reduce in the wire dtype, so per inner step
@@ -32,7 +39,10 @@
 #include <algorithm>
 #include <iterator>
 
+#include "sim/program/butterfly_parts.hpp"
 #include "sim/scenario/churn_schedule.hpp"
+#include "sim/strategies/compressed_exchange.hpp"
+#include "sim/strategies/moshpit_grid.hpp"
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/workload/compute_ops.hpp"
 
@@ -123,7 +133,25 @@ std::vector<Membership> memberships(Program& p, const ChurnSchedule& churn) {
   return out;
 }
 
-Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
+// Moshpit: one group per line of the grid with two workers or more, averaging every dims-th
+// round from its axis on (a worker alone on its line keeps its own pseudo-gradient that round).
+std::vector<Membership> moshpit_memberships(Program& p, const Scenario& s, int workers) {
+  const auto dims = static_cast<int>(s.strategy.integer("moshpit_dims"));
+  const MoshpitGrid grid = moshpit_grid(workers, dims, s.seed);
+  std::vector<Membership> out;
+  for (int a = 0; a < dims; ++a)
+    for (std::size_t line = 0; line < grid.groups[static_cast<std::size_t>(a)].size(); ++line) {
+      const auto& ranks = grid.groups[static_cast<std::size_t>(a)][line];
+      if (ranks.size() < 2) continue;
+      out.push_back({add_group(p, fmt::format("moshpit axis {} line {}", a, line), ranks), ranks,
+                     {{a, -1, dims}}});
+    }
+  return out;
+}
+
+// The averaging of one membership: a partial reduce, an all-reduce, or the all-reduce between
+// its codec ops when compressed (compressed_exchange.hpp).
+std::vector<Op> averaging_ops(const Scenario& s, const Membership& m, double bytes) {
   if (s.strategy.text("averaging") == "timeout") {
     DynamicOp d;
     const double timeout = s.strategy.number("timeout");
@@ -134,14 +162,17 @@ Op averaging_op(const Scenario& s, const Membership& m, double bytes) {
     Op op;
     op.body = d;
     op.label = "average pseudo-gradient";
-    return op;
+    return {op};
   }
   // Rooted algorithms (tree) take the lowest present worker as the root.
   const auto members = static_cast<int>(m.ranks.size());
   CollectiveOp c = collective(CollectiveKind::allreduce, m.group, bytes,
                               allreduce_algorithm(s, members), m.ranks.front());
   c.payload = Payload::pseudo_gradient;
-  return make_op(c, "allreduce pseudo-gradient");
+  c.compression = scenario_compression(s, static_cast<int>(dtype_bytes(wire_dtype(s.strategy.text("wire_dtype")))));
+  std::vector<Op> ops;
+  add_exchange(ops, c, "allreduce pseudo-gradient", members, s.model.layers);
+  return ops;
 }
 
 // Who rejoins in which round, and from whom it loads the state: found once for all ranks
@@ -192,7 +223,8 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
   const int n = p.world_size;
   const auto h = static_cast<int>(s.strategy.integer("inner_steps"));
   const ChurnSchedule churn(s.churn, n);
-  const auto groups = memberships(p, churn);
+  const auto groups = s.strategy.text("averaging") == "moshpit" ? moshpit_memberships(p, s, n)
+                                                                 : memberships(p, churn);
   const auto rejoin = rejoins(churn);
   const MicroBatching mb = micro_batching(s.training, n);
   const double bytes = diloco_wire_bytes(s);
@@ -204,9 +236,10 @@ Program build_diloco(const Scenario& s, const Assignment& placement) {
     ops.push_back(pseudo_gradient_op(s.model));
     for (const auto& m : groups) {
       if (!std::binary_search(m.ranks.begin(), m.ranks.end(), rank)) continue;
-      Op op = averaging_op(s, m, bytes);
-      if (groups.size() > 1) op.iterations = m.rounds;
-      ops.push_back(std::move(op));
+      for (Op& op : averaging_ops(s, m, bytes)) {
+        if (groups.size() > 1) op.iterations = m.rounds;
+        ops.push_back(std::move(op));
+      }
     }
     ops.push_back(outer_optimizer_op(s.model));
     // A worker that is ever away runs its round only when present.
@@ -232,14 +265,26 @@ const StrategyRegistrar kDilocoRegistrar{{
       number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
       choice_param("wire_dtype", "fp32", dtype_names(),
                    "pseudo-gradient dtype on the wire"),
-      choice_param("averaging", "wait-for-all", {"wait-for-all", "timeout"},
-                   "all-reduce with everyone, or only the workers ready within `timeout` of "
-                   "the first"),
+      choice_param("averaging", "wait-for-all", {"wait-for-all", "timeout", "moshpit"},
+                   "all-reduce with everyone, only the workers ready within `timeout` of "
+                   "the first, or Moshpit's rotating grid groups"),
+      integer_param("moshpit_dims", 2, 1, 16, "Moshpit grid axes (averaging: moshpit)"),
+      choice_param("butterfly_parts", "hivemind", part_rule_names(),
+                   "parts of a butterfly all-reduce (algorithm: butterfly): hivemind's load "
+                   "balancing, proportional to bandwidth, or equal"),
       duration_param("timeout", 1800, ranges::kRunTime,
                      "averaging timeout (hivemind's averaging_timeout)"),
       choice_param("algorithm", "ring", collective_algorithm_names(),
-                   "all-reduce algorithm (wait-for-all)")},
-     data_parallel_check,
+                   "all-reduce algorithm (wait-for-all)"),
+      compression_param()},
+     [](const Scenario& s, Diagnostics& diag, int line) {
+       data_parallel_check(s, diag, line);
+       compression_check(s, diag, line, false);
+       if (s.strategy.text("averaging") == "moshpit" && !s.churn.absences.empty())
+         diag.error(line, "strategy.averaging", "moshpit",
+                    "Moshpit's grid groups are fixed: expected no churn section (use "
+                    "wait-for-all or timeout with churn)");
+     },
      /*supports_churn=*/true},
     StrategyLayout::data_parallel, build_diloco}};
 

@@ -10,8 +10,11 @@
 //   dtype, fp32 by default: the bytes of one DDP all-reduce) and "average weights" (divide the
 //   sum by N). Throughput figures count H x the global batch.
 // The all-reduce's payload is `weights`: the emulator's worker averages the model, not the
-// gradients (Payload, sim/program/program.hpp).
+// gradients (Payload, sim/program/program.hpp). With `compression: {kind: int8 | fp4}` the
+// weights travel quantized (compressed_exchange.hpp); top-k is refused (it cannot average weights).
 #include <fmt/format.h>
+
+#include "sim/strategies/compressed_exchange.hpp"
 
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/workload/compute_ops.hpp"
@@ -30,11 +33,14 @@ Program build_local_sgd(const Scenario& s, const Assignment& placement) {
   const MicroBatching mb = micro_batching(s.training, n);
   const double weights = stage_gradient_bytes(s.model, 0, layers);
   const auto algorithm = allreduce_algorithm(s, n);
+  const Compression compression =
+      scenario_compression(s, static_cast<int>(dtype_bytes(s.model.gradient_dtype)));
   for (auto& ops : p.ranks) {
     add_local_steps(ops, s, mb, h);
     CollectiveOp average = collective(CollectiveKind::allreduce, world, weights, algorithm);
     average.payload = Payload::weights;
-    ops.push_back(make_op(average, "allreduce weights"));
+    average.compression = compression;
+    add_exchange(ops, average, "allreduce weights", n, layers);
     ops.push_back(averaging(s.model, weights, 0, 0, layers, "average weights"));
   }
   p.sequences_per_iteration *= h;
@@ -49,8 +55,12 @@ const StrategyRegistrar kLocalSgdRegistrar{{
      "then the replicas' weights are averaged with one all-reduce (DiLoCo without the outer "
      "optimizer)",
      {integer_param("sync_every", 8, 1, 1e6, "local steps H between two weight averages"),
-      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
-     data_parallel_check},
+      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm"),
+      compression_param()},
+     [](const Scenario& s, Diagnostics& diag, int line) {
+       data_parallel_check(s, diag, line);
+       compression_check(s, diag, line, true);
+     }},
     StrategyLayout::data_parallel, build_local_sgd}};
 
 }  // namespace

@@ -23,11 +23,11 @@ MicroBatching micro_batching(const TrainingSpec& t, int replicas) {
 CollectiveAlgorithm algorithm_named(const std::string& name) {
   for (auto a :
        {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::halving_doubling,
-        CollectiveAlgorithm::direct, CollectiveAlgorithm::library})
+        CollectiveAlgorithm::direct, CollectiveAlgorithm::library, CollectiveAlgorithm::butterfly})
     if (name == to_string(a)) return a;
   throw InputError(
       fmt::format("strategy.algorithm = '{}': unknown collective algorithm (expected ring, tree, "
-                  "halving-doubling, direct or library)",
+                  "halving-doubling, direct, library or butterfly)",
                   name));
 }
 
@@ -164,7 +164,7 @@ void pipeline_check(const Scenario& s, Diagnostics& diag, int line) {
 
 const std::vector<std::string>& collective_algorithm_names() {
   static const std::vector<std::string> names{"ring", "tree", "halving-doubling", "direct",
-                                              "library"};
+                                              "library", "butterfly"};
   return names;
 }
 

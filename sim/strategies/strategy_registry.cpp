@@ -7,6 +7,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/program/program_validation.hpp"
+#include "sim/strategies/butterfly_groups.hpp"
 #include "sim/strategies/placement.hpp"
 
 namespace geotrain {
@@ -53,6 +54,7 @@ Program build_program(const Scenario& scenario, const Assignment* placement) {
         "{}: the placement has {} stages x {} replicas, strategy {} needs {} x {}", scenario.path,
         resolved.stages, resolved.replicas, scenario.strategy.name, stages, replicas));
   Program program = it->second.build(scenario, resolved);
+  assign_butterfly_parts(program, scenario);
   program.not_emulated = it->second.not_emulated;
   validate_program(program);
   return program;

@@ -73,7 +73,7 @@ struct ComputeModel::Impl {
       const ProfileEntry& e = entries[i];
       if (e.kind != op.kind) continue;
       if (e.layer_begin == op.layer_begin && e.layer_end == op.layer_end &&
-          same(e.sequences, op.sequences))
+          same(e.sequences, op.sequences) && (op.kind != ComputeKind::other || same(e.flops, op.flops)))
         return ProfileMatch{i, true};
       if (e.flops <= 0 || op.flops <= 0) continue;
       const double distance = std::abs(std::log(e.flops / op.flops));

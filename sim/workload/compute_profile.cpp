@@ -145,7 +145,8 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
     const ComputeOp& op = s.op;
     auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) {
       return e.kind == op.kind && e.stage == op.stage && e.layer_begin == op.layer_begin &&
-             e.layer_end == op.layer_end && same(e.sequences, op.sequences);
+             e.layer_end == op.layer_end && same(e.sequences, op.sequences) &&
+             (op.kind != ComputeKind::other || same(e.flops, op.flops));
     });
     if (it == entries.end()) {
       ProfileEntry e;

@@ -12,7 +12,9 @@
 // kind: forward | backward | optimizer | other; [layer_begin, layer_end) in the scenario's model;
 // sequences per op (0 or absent for the optimizer); flops optional when reading (derived from the
 // scenario's model for forward/backward/optimizer, required for other); median_s is what the
-// simulator uses, samples_s keeps the raw measurements. Times are for a device with slowdown 1
+// simulator uses, samples_s keeps the raw measurements. An op's entry is the one of its kind,
+// stage, layers and sequences; for kind other also its flops (a compressed exchange's encoder and
+// decoder, and DiLoCo's pseudo-gradient, all span the whole model). Times are for a device with slowdown 1
 // and without the seeded straggler sleeps (the simulator applies both itself).
 // Optional cpu_median_s / cpu_samples_s: the CPU time the worker's thread used in each execution
 // (the op's duration with a core to itself); the host-cores model (simulation.host_cores) runs

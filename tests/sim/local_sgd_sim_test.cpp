@@ -31,13 +31,6 @@ Scenario local_sgd(int sync_every) {
   return parse_scenario(text, "local_sgd.yaml", "");
 }
 
-double compute_s(const Program& p) {
-  double s = 0;
-  for (const auto& op : p.ranks[0])
-    if (const auto* c = op.as<ComputeOp>()) s += c->flops * 1e-12;
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("local-sgd: H local steps then one ring all-reduce of the weights",
@@ -56,7 +49,7 @@ TEST_CASE("local-sgd: H local steps then one ring all-reduce of the weights",
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(r.makespan() ==
-          Approx(compute_s(p) + ring_allreduce_closed_form_s(n, weights, kL, kB)).epsilon(1e-3));
+          Approx(rank0_compute_s(p) + ring_allreduce_closed_form_s(n, weights, kL, kB)).epsilon(1e-3));
     // Every member sends 2(N-1)/N x S once per period, whatever H.
     CHECK(r.summary.at("bytes").at("collectives").get<double>() ==
           Approx(2.0 * (n - 1) / n * weights * n).epsilon(1e-6));

@@ -95,4 +95,22 @@ TEST_CASE("a zero-byte message takes the link's latency", "[sim][closed-form]") 
   CHECK(r.makespan() == Approx(0.042).epsilon(1e-3));
 }
 
+
+TEST_CASE("butterfly all-reduce with uneven parts on uneven links matches closed_forms",
+          "[sim][closed-form][butterfly]") {
+  for (const auto& f : std::vector<std::vector<double>>{{0.25, 0.25, 0.25, 0.25},
+                                                        {0.4, 0.3, 0.2, 0.1},
+                                                        {0.5, 0.1, 0.0, 0.15, 0.25}}) {
+    const int n = static_cast<int>(f.size());
+    INFO("N = " << n);
+    const Net net{n, uneven(n, true), uneven(n, false)};
+    Program p = empty_program(n);
+    p.groups[0].part_fractions = f;
+    for (auto& ops : p.ranks) ops.push_back(collective(CollectiveKind::allreduce, 30e6, CollectiveAlgorithm::butterfly));
+    const auto r = simulate_in_child(net.scenario(), p, {}, tflop_seconds());
+    REQUIRE(r.ok);
+    CHECK(r.makespan() == Approx(butterfly_allreduce_time(f, 30e6, net.link())).epsilon(1e-3));
+  }
+}
+
 }  // namespace program_closed_forms_test

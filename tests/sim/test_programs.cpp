@@ -99,4 +99,11 @@ double ring_allreduce_closed_form_s(int n, double bytes, double latency_s, doubl
   return 2.0 * (n - 1) / n * bytes / bandwidth_Bps + 2.0 * (n - 1) * latency_s;
 }
 
+double rank0_compute_s(const Program& p) {
+  double s = 0;
+  for (const auto& op : p.ranks[0])
+    if (const auto* c = op.as<ComputeOp>()) s += c->flops * 1e-12;
+  return s;
+}
+
 }  // namespace geotrain::test

@@ -21,6 +21,9 @@ Scenario three_region_scenario(int n);
 // The textbook ring all-reduce on n ranks with equal links: 2(N-1)/N S/B + 2(N-1) L.
 double ring_allreduce_closed_form_s(int n, double bytes, double latency_s, double bandwidth_Bps);
 
+// Rank 0's Compute ops in seconds at tflop_seconds() (1 Tflop = 1 s).
+double rank0_compute_s(const Program& p);
+
 // A Program of n ranks on devices 0..n-1 with a "world" group 0 and empty op lists.
 Program empty_program(int n);
 

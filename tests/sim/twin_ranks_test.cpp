@@ -106,7 +106,7 @@ TEST_CASE("twin ranks: DDP, local SGD and DiLoCo ranks, one per region, every re
   }
 }
 
-TEST_CASE("twin ranks: seeded stragglers make ranks differ; the twins left are still exact",
+TEST_CASE("twin ranks: seeded stragglers make ranks differ, the twins left are still exact",
           "[sim][twins]") {
   const int simulated = check_twins_exact(
       "bench/world_1024_gpipe.yaml",

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "sim/common/error.hpp"
+#include "sim/program/butterfly_parts.hpp"
 #include "sim/program/collective_schedule.hpp"
 
 // Names here stay this file's own: the unity build compiles it with its neighbours.
@@ -17,11 +18,12 @@ using Buffers = std::vector<std::vector<double>>;
 // Runs every member's schedule in lock step on in-memory buffers, the way the worker does with
 // tensors: all sends of a step read the buffers before any receive of that step lands.
 // Checks that every send has exactly one matching receive (same step, peers, range length).
-Buffers run(CollectiveKind kind, CollectiveAlgorithm algo, int n, int root, Buffers buf) {
+Buffers run(CollectiveKind kind, CollectiveAlgorithm algo, int n, int root, Buffers buf,
+            const std::vector<double>& fractions = {}) {
   std::vector<std::vector<CollectiveStep>> sched;
   std::size_t steps = 0;
   for (int p = 0; p < n; ++p) {
-    sched.push_back(collective_schedule(kind, algo, n, p, root, buf[0].size()));
+    sched.push_back(collective_schedule(kind, algo, n, p, root, buf[0].size(), fractions));
     steps = std::max(steps, sched.back().size());
   }
   for (const auto& member : sched) REQUIRE(member.size() == steps);  // aligned step indices
@@ -67,7 +69,7 @@ double sum_at(const Buffers& b, std::size_t i) {
 
 TEST_CASE("all-reduce algorithms leave the sum everywhere", "[worker][collective_schedule]") {
   using A = CollectiveAlgorithm;
-  for (auto algo : {A::ring, A::tree, A::direct, A::halving_doubling})
+  for (auto algo : {A::ring, A::tree, A::direct, A::halving_doubling, A::butterfly})
     for (int n : {1, 2, 3, 4, 5, 8})
       for (std::size_t count : {0, 1, 7, 64}) {
         if (algo == A::halving_doubling && (n & (n - 1))) continue;
@@ -78,6 +80,40 @@ TEST_CASE("all-reduce algorithms leave the sum everywhere", "[worker][collective
         for (int p = 0; p < n; ++p)
           for (std::size_t i = 0; i < count; ++i) REQUIRE(out[p][i] == sum_at(in, i));
       }
+}
+
+TEST_CASE("butterfly with uneven parts: the sum everywhere, each member sends (1 - f_p) + (n - 1) f_p",
+          "[worker][collective_schedule][butterfly]") {
+  const std::vector<std::vector<double>> parts{{0.5, 0.5}, {0.7, 0.2, 0.1}, {0.4, 0.3, 0.2, 0.1, 0.0}};
+  for (const auto& f : parts) {
+    const int n = static_cast<int>(f.size());
+    for (std::size_t count : {0, 1, 7, 1000}) {
+      INFO("n " << n << " count " << count);
+      const auto in = initial(n, count);
+      const auto out = run(CollectiveKind::allreduce, CollectiveAlgorithm::butterfly, n, 0, in, f);
+      for (int p = 0; p < n; ++p)
+        for (std::size_t i = 0; i < count; ++i) REQUIRE(out[p][i] == sum_at(in, i));
+      // Reduce-scatter alone: member p holds the sum in its own part.
+      const auto rs = run(CollectiveKind::reduce_scatter, CollectiveAlgorithm::butterfly, n, 0, in, f);
+      std::size_t covered = 0;
+      for (int p = 0; p < n; ++p) {
+        const Transfer part = part_range(count, f, p);
+        CHECK(part.offset == covered);
+        covered += part.count;
+        for (std::size_t i = part.offset; i < part.offset + part.count; ++i) REQUIRE(rs[p][i] == sum_at(in, i));
+        const auto steps = collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::butterfly,
+                                               n, p, 0, count, f);
+        CHECK(steps.size() == 2);
+        CHECK(elements_sent(steps) == count - part.count + static_cast<std::size_t>(n - 1) * part.count);
+      }
+      CHECK(covered == count);
+    }
+  }
+  CHECK_THROWS_WITH(collective_schedule(CollectiveKind::allreduce, CollectiveAlgorithm::butterfly, 3, 0,
+                                        0, 10, {0.5, 0.5}),
+                    "collective schedule: 2 part fractions for a group of 3");
+  CHECK_THROWS_AS(collective_schedule(CollectiveKind::broadcast, CollectiveAlgorithm::butterfly, 3, 0, 0, 10),
+                  InputError);
 }
 
 TEST_CASE("ring all-reduce sends 2(n-1)/n of the buffer per member", "[worker][collective_schedule]") {

@@ -79,7 +79,7 @@ TEST_CASE("program json files round trip", "[worker][program_json]") {
 
 TEST_CASE("program json errors name the path, value and expectation", "[worker][program_json]") {
   auto j = program_to_json(every_op_program());
-  j["ranks"][0][2]["algorithm"] = "butterfly";
+  j["ranks"][0][2]["algorithm"] = "hypercube";
   j["ranks"][1][0].erase("peer");
   j["ranks"][0][1]["op"] = "teleport";
   try {
@@ -92,8 +92,8 @@ TEST_CASE("program json errors name the path, value and expectation", "[worker][
           "p.json: $.ranks[0][1].op: 'teleport' unknown (known: compute, send, recv, collective, "
           "dynamic, wait)");
     CHECK(pr[1] ==
-          "p.json: $.ranks[0][2].algorithm: 'butterfly' unknown (known: ring, tree, "
-          "halving_doubling, direct, library)");
+          "p.json: $.ranks[0][2].algorithm: 'hypercube' unknown (known: ring, tree, "
+          "halving_doubling, direct, library, butterfly)");
     CHECK(pr[2] == "p.json: $.ranks[1][0].peer: missing");
   }
   CHECK_THROWS_AS(read_program_json("/nonexistent/program.json"), InputError);

@@ -106,4 +106,23 @@ TEST_CASE("a DiLoCo rejoin's Send/Recv carry the training state, not parameter-s
   }
 }
 
+TEST_CASE("DiLoCo's pseudo-gradient phase begins at the pseudo-gradient op, not at a codec op",
+          "[worker][rank_plan][compression]") {
+  // The compressed average's codec ops are compute ops of kind other too (docs/compression.md).
+  const Scenario s = parse_scenario(
+      "devices: {count: 2, profile: V100, regions: [lab]}\n"
+      "network: {regions: {intra: {delay: 5ms, bandwidth: 2Gbps}}}\n"
+      "model: {preset: gpt-tiny}\n"
+      "training: {global_batch: 4}\n"
+      "strategy: {name: diloco, inner_steps: 2, compression: {kind: int8}}\n",
+      "diloco.yaml", "");
+  const Program p = build_program(s);
+  const auto& ops = p.ranks[0];
+  const auto phase = pseudo_gradient_phase(ops);
+  std::vector<std::string> starts;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (phase[i] && (i == 0 || !phase[i - 1])) starts.push_back(ops[i].label);
+  CHECK(starts == std::vector<std::string>{"pseudo-gradient"});
+}
+
 }  // namespace rank_plan_test
