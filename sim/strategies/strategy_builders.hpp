@@ -62,8 +62,9 @@ void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroB
                           int count, int stage, int layer_begin, int layer_end);
 // H local steps of a whole-model data-parallel replica (DiLoCo's inner steps, Local SGD's
 // period): per step the forward ops of every micro-batch, then their backward ops, then the
-// optimizer ("fwd h<k> mb<i>", "bwd h<k> mb<i>", "optim h<k>").
-void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps);
+// optimizer ("fwd h<k> mb<i>", "bwd h<k> mb<i>", "optim h<k>", k from `first`).
+void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps,
+                     int first = 0);
 // The stage's optimizer step ("optim s<stage>").
 Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end);
 // Divides summed gradients by the group size: element-wise over `bytes` of gradients

@@ -100,9 +100,10 @@ void add_forward_backward(std::vector<Op>& ops, const ModelSpec& m, const MicroB
   }
 }
 
-void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps) {
+void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatching& mb, int steps,
+                     int first) {
   const int layers = s.model.layers;
-  for (int step = 0; step < steps; ++step) {
+  for (int step = first; step < first + steps; ++step) {
     for (int i = 0; i < mb.micro_batches; ++i)
       ops.push_back(make_op(forward_op(s.model, 0, i, 0, layers, mb.sequences),
                             fmt::format("fwd h{} mb{}", step, i)));
