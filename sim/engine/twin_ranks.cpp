@@ -218,9 +218,10 @@ void finish_twins(SimContext& ctx, int rank) {
   if (twins.empty()) return;
   const StragglerSchedule stragglers(ctx.settings().stragglers);
   OpRecorder& records = ctx.recorder();
+  // Twins' op lists match the simulated rank's op for op (their key), peers and groups aside.
+  const int collective = shape_of(ctx, rank).collective;
   for (int twin : twins) {
     const auto& ops = ops_of(ctx, twin);
-    const int collective = shape_of(ctx, twin).collective;
     const auto until = collective < 0 ? ops.size() : at(collective);
     // Up to the collective the twin's run is the simulated rank's.
     for (std::size_t i = 0; i < until; ++i) {

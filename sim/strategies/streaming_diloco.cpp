@@ -72,12 +72,10 @@ Op fragment_op(const ModelSpec& m, const Fragment& f, ComputeKind kind, double f
 // The fragment's pseudo-gradient in the wire dtype: its share of DiLoCo's whole-model bytes.
 double wire_bytes(const Scenario& s, const Fragment& f) {
   const ModelSpec& m = s.model;
-  const double whole = stage_gradient_bytes(m, 0, m.layers);
   const double share = m.nominal_params > 0
                            ? static_cast<double>(f.layer_end - f.layer_begin) / m.layers
                            : fragment_params(m, f) / stage_params(m, 0, m.layers);
-  return whole * share / static_cast<double>(dtype_bytes(m.gradient_dtype)) *
-         static_cast<double>(dtype_bytes(*parse_dtype(s.strategy.text("wire_dtype"))));
+  return diloco_wire_bytes(s) * share;
 }
 
 Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
