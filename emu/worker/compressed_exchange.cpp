@@ -41,7 +41,7 @@ void CompressedExchange::quantize_into(const CollectiveOp& op, int n, int q) {
 }
 
 void CompressedExchange::encode(const CollectiveOp& op, int n, int p, const torch::Tensor& buffer,
-                                std::pair<int, std::int64_t> residual_key) {
+                                torch::Tensor& residual) {
   const auto& z = op.compression;
   const std::size_t elements = compressed_elements(op);
   if (static_cast<std::size_t>(buffer.numel()) != elements)
@@ -49,7 +49,6 @@ void CompressedExchange::encode(const CollectiveOp& op, int n, int p, const torc
   position_ = p;
   work_ = buffer.detach().to(torch::kCPU, torch::kFloat32).contiguous().clone();
   if (z.kind == CompressionKind::topk) {
-    auto& residual = residuals_[residual_key];
     if (z.error_feedback && residual.defined() && residual.numel() == work_.numel()) work_.add_(residual);
     const std::size_t message = topk_message_bytes(z, elements);
     gathered_ = torch::zeros({static_cast<std::int64_t>(message) * n}, torch::kUInt8);

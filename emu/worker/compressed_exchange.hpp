@@ -22,12 +22,14 @@
 
 namespace geotrain {
 
+// One exchange's state, from its encoder to its decoder: the caller keeps one per collective op
+// in flight (Streaming DiLoCo overlaps several), and top-k's residuals apart, per buffer.
 class CompressedExchange {
  public:
-  // `buffer`: the op's elements (any dtype or device); `residual_key` names the buffer across
-  // iterations (where top-k's residual is kept).
+  // `buffer`: the op's elements (any dtype or device); `residual`: top-k's error feedback for
+  // this buffer, kept by the caller across iterations (read and replaced here).
   void encode(const CollectiveOp& op, int group_size, int position, const torch::Tensor& buffer,
-              std::pair<int, std::int64_t> residual_key);
+              torch::Tensor& residual);
   // Returns the bytes this rank sent. `wire`: where tensors handed to the process group live.
   double exchange(Cluster& cluster, const Program& program, const CollectiveOp& op, int group_size,
                   int position, const torch::Device& wire);
@@ -46,7 +48,6 @@ class CompressedExchange {
   torch::Tensor work_;                          // fp32 CPU: this rank's values, then ring sums
   std::vector<std::vector<std::uint8_t>> chunks_;  // int8/fp4: chunk q's quantized bytes
   torch::Tensor gathered_;                      // topk: uint8, the members' messages in order
-  std::map<std::pair<int, std::int64_t>, torch::Tensor> residuals_;  // topk error feedback
 };
 
 }  // namespace geotrain

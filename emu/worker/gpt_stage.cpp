@@ -40,6 +40,12 @@ GptStage::GptStage(const ModelSpec& model, int layer_begin, int layer_end, bool 
     // An untied head starts as a copy of the token embedding, as in the tied model.
     if (!tied_) head_w_ = param("wte", {V, d}, 0.02);
   }
+  const auto elements_so_far = [this] {
+    std::int64_t n = 0;
+    for (const auto& p : params_) n += p.numel();
+    return n;
+  };
+  head_elements_ = elements_so_far();
   for (int l = layer_end - 1; l >= layer_begin; --l) {
     const auto n = fmt::format("h{}.", l);
     Block b;
@@ -57,10 +63,13 @@ GptStage::GptStage(const ModelSpec& model, int layer_begin, int layer_end, bool 
     b.ln1_w = param(n + "ln1.weight", {d}, 0, 1);
     blocks_.emplace(l, std::move(b));
   }
+  if (layer_end > layer_begin) block_elements_ = (elements_so_far() - head_elements_) / (layer_end - layer_begin);
   if (first_) {
+    const std::int64_t before = elements_so_far();
     wpe_ = param("wpe", {S, d}, 0.01);
     wte_ = param("wte", {V, d}, 0.02);
     if (tied_) head_w_ = wte_;
+    embedding_elements_ = elements_so_far() - before;
   }
   causal_mask_ = torch::ones({S, S}, torch::TensorOptions().dtype(torch::kBool).device(device_)).triu(1);
   make_flat_grad();
@@ -78,6 +87,15 @@ torch::Tensor GptStage::param(const std::string& name, std::vector<std::int64_t>
   t.requires_grad_(true);
   params_.push_back(t);
   return t;
+}
+
+std::pair<std::int64_t, std::int64_t> GptStage::flat_range(int lb, int le) const {
+  if (lb < layer_begin_ || le > layer_end_ || lb >= le)
+    throw InputError(fmt::format("layers [{}, {}) outside this stage's [{}, {})", lb, le, layer_begin_, layer_end_));
+  const std::int64_t begin = le == layer_end_ ? 0 : head_elements_ + (layer_end_ - le) * block_elements_;
+  std::int64_t end = head_elements_ + (layer_end_ - lb) * block_elements_;
+  if (lb == layer_begin_) end += embedding_elements_;
+  return {begin, end - begin};
 }
 
 void GptStage::make_flat_grad() {

@@ -46,6 +46,11 @@ class GptStage {
   std::vector<torch::Tensor>& parameters() { return params_; }
   torch::Tensor& flat_grad() { return flat_grad_; }  // every parameter's .grad is a view of it
   std::int64_t parameter_count() const { return flat_grad_.numel(); }
+  // Where layers [lb, le) of this stage lie in the flat buffers (flat_grad(), and the weights in
+  // parameters() order): {offset, elements}. The first layer's range includes the embeddings,
+  // the last one's the final layer norm and the LM head; in backward order the layers of any
+  // such range are contiguous (Streaming DiLoCo's fragments).
+  std::pair<std::int64_t, std::int64_t> flat_range(int lb, int le) const;
 
  private:
   struct Block {
@@ -73,6 +78,9 @@ class GptStage {
   std::map<int, Block> blocks_;
   std::vector<torch::Tensor> params_;  // backward order
   torch::Tensor flat_grad_;
+  // Elements of the final norm + untied head (last stage), of one block, of the embeddings
+  // (first stage): flat_range's arithmetic.
+  std::int64_t head_elements_ = 0, block_elements_ = 0, embedding_elements_ = 0;
   std::map<int, MicroBatch> live_;
 };
 

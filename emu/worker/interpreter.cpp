@@ -53,10 +53,13 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
   if (static_cast<std::size_t>(options.rank) < job.slowdown_of_rank.size())
     slowdown_ = job.slowdown_of_rank[static_cast<std::size_t>(options.rank)];
   // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (an `other` Compute op).
+  // Streaming DiLoCo's fragments keep their own state and ops instead.
+  const auto& outer = job.program.outer_step;
+  if (outer && outer->fragmented) fragments_ = std::make_unique<FragmentOuterState>(ops_, *outer, state_, options.rank);
   const auto phase = pseudo_gradient_phase(ops_);
   pseudo_gradient_op_.assign(ops_.size(), false);
   for (std::size_t i = 0; i < ops_.size(); ++i) {
-    if (phase[i] && (i == 0 || !phase[i - 1])) pseudo_gradient_op_[i] = true;
+    if (!fragments_ && phase[i] && (i == 0 || !phase[i - 1])) pseudo_gradient_op_[i] = true;
     if (const auto* c = ops_[i].as<ComputeOp>(); c && c->kind == ComputeKind::outer_optimizer) has_outer_ = true;
   }
   if (!options.progress_path.empty()) progress_ = std::make_unique<ProgressMap>(options.progress_path, false);
@@ -119,7 +122,7 @@ void Interpreter::run_step(int step) {
   loss_ = 0;
   pass_ = passes_seen_ = 0;
   const double start = ctx_.cluster.now_s();
-  if (has_outer_) state_.begin_round();  // one DiLoCo outer round per iteration
+  if (has_outer_ && !fragments_) state_.begin_round();  // one DiLoCo outer round per iteration
   bool active = false;  // a DiLoCo worker away in this round has no active op
   for (std::size_t i = 0; i < ops_.size(); ++i)
     if (ops_[i].active_in(step)) {
@@ -155,7 +158,9 @@ void Interpreter::execute(int i, const Op& op) {
     } else if (const auto* r = op.as<RecvOp>()) {
       p = transfers_.recv(i, *r);
     } else if (const auto* coll = op.as<CollectiveOp>()) {
-      p = transfers_.collective(i, *coll);
+      p = fragments_ && coll->payload == Payload::pseudo_gradient
+              ? transfers_.collective_on(i, *coll, fragments_->buffer_of(i))
+              : transfers_.collective(i, *coll);
     } else if (const auto* w = op.as<WaitOp>()) {
       for (int j : w->ops) pending_.complete(j);
     } else if (const auto* d = op.as<DynamicOp>()) {
@@ -188,7 +193,9 @@ void Interpreter::compute(int i, const ComputeOp& c) {
   if (const double sleep = stragglers_.sleep_s(options_.rank, ctx_.step, i, ops_[static_cast<std::size_t>(i)]); sleep > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(sleep));
   const double compute_start = ctx_.cluster.now_s();
-  if (pseudo_gradient_op_[static_cast<std::size_t>(i)]) {
+  if (fragments_ && fragments_->runs(i)) {
+    fragments_->run(i);
+  } else if (pseudo_gradient_op_[static_cast<std::size_t>(i)]) {
     state_.pseudo_gradient();
   } else if (c.kind == ComputeKind::forward) {
     forward(c);
@@ -205,8 +212,16 @@ void Interpreter::compute(int i, const ComputeOp& c) {
     // worker averages inside the gather that completes the sum (collective_runner.hpp), so there
     // is nothing left to compute here.
     const auto role = codec_role(ops_, static_cast<std::size_t>(i));
-    if (role == CodecRole::encode) transfers_.encode(i + 1);
-    else if (role == CodecRole::decode) transfers_.decode(i - 1);
+    if (role != CodecRole::none) {
+      const int j = static_cast<int>(codec_collective(ops_, static_cast<std::size_t>(i)));
+      // A Streaming DiLoCo fragment's exchange compresses the fragment's own buffer.
+      const bool fragment = fragments_ && ops_[static_cast<std::size_t>(j)].as<CollectiveOp>()->payload ==
+                                              Payload::pseudo_gradient;
+      if (role == CodecRole::encode && fragment) transfers_.encode(j, fragments_->buffer_of(j), fragments_->offset_of(j));
+      else if (role == CodecRole::encode) transfers_.encode(j);
+      else if (fragment) transfers_.decode(j, fragments_->buffer_of(j));
+      else transfers_.decode(j);
+    }
   } else {
     throw InputError(fmt::format("Compute kind '{}' is not implemented by the worker", json_name(c.kind)));
   }

@@ -3,6 +3,7 @@
 // LibTorch and c10d). One instance per worker process. It walks the ops and runs Compute ops
 // itself; the rest is delegated by concern:
 //   StageState   the stage's weights, optimizer and per-strategy state (DiLoCo, HetPipe)
+//   FragmentOuterState  Streaming DiLoCo's per-fragment outer state and ops
 //   TransferOps  Send / Recv / Collective, posted as PendingOps
 //   PendingOps   ops in flight, their completion and measurement
 //   DynamicOps   gossip and partial reduce (rules chosen at run time)
@@ -14,6 +15,7 @@
 
 #include "emu/worker/compute_device.hpp"
 #include "emu/worker/dynamic_ops.hpp"
+#include "emu/worker/fragment_outer_state.hpp"
 #include "emu/worker/markov_source.hpp"
 #include "emu/worker/measurements.hpp"
 #include "emu/worker/micro_batch_tensors.hpp"
@@ -78,6 +80,7 @@ class Interpreter {
   int pass_ = 0, passes_seen_ = 0;        // pass over the micro-batches within the iteration
   std::vector<bool> pseudo_gradient_op_;  // per op: DiLoCo's pseudo-gradient (kind other)
   bool has_outer_ = false;
+  std::unique_ptr<FragmentOuterState> fragments_;  // Streaming DiLoCo (OuterStep::fragmented)
 };
 
 }  // namespace geotrain

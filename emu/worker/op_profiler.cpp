@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "emu/worker/compressed_exchange.hpp"
 #include "emu/worker/compute_device.hpp"
 #include "emu/worker/cuda/cuda_runtime.hpp"
+#include "emu/worker/fragment_outer_state.hpp"
 #include "emu/worker/markov_source.hpp"
 #include "emu/worker/profile_ops.hpp"
 #include "emu/worker/rank_plan.hpp"
@@ -48,8 +50,12 @@ class StageProfiler {
         source_(job.model.vocab, job.markov_successors, o.seed),
         pseudo_gradient_(ops_.size(), false) {
     // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (as the interpreter).
+    // Streaming DiLoCo's fragments keep their own state and ops (as the interpreter).
+    const auto& outer = job.program.outer_step;
+    if (outer && outer->fragmented) fragments_ = std::make_unique<FragmentOuterState>(ops_, *outer, state_, rank);
     const auto phase = pseudo_gradient_phase(ops_);
-    for (std::size_t i = 0; i < ops_.size(); ++i) pseudo_gradient_[i] = phase[i] && (i == 0 || !phase[i - 1]);
+    for (std::size_t i = 0; i < ops_.size(); ++i)
+      pseudo_gradient_[i] = !fragments_ && phase[i] && (i == 0 || !phase[i - 1]);
   }
 
   const RankPlan& plan() const { return plan_; }
@@ -129,16 +135,19 @@ class StageProfiler {
       const auto also = inputs(c, sequences, true);
       stage.forward(0, c.layer_begin, c.layer_end, c.layer_begin == 0 ? also.input : in.input, also.targets);
       if (c.layer_end < L) grad = activation(sequences);
+    } else if (fragments_ && fragments_->runs(index)) {
+      fragments_->prepare(index);  // an outer step's or merge's buffer, untimed
     } else if (c.kind == ComputeKind::outer_optimizer || pseudo_gradient_.at(static_cast<std::size_t>(index))) {
       if (!round_started_) state_.begin_round();
       round_started_ = true;
     }
     const auto role = codec_role(ops_, static_cast<std::size_t>(index));
-    torch::Tensor codec_in;
-    if (role == CodecRole::encode) codec_in = codec_buffer(codec_collective(index + 1));
+    const int codec_of = role == CodecRole::none ? -1 : static_cast<int>(codec_collective(ops_, static_cast<std::size_t>(index)));
+    torch::Tensor codec_in, residual;
+    if (role == CodecRole::encode) codec_in = codec_buffer(collective_at(codec_of));
     if (role == CodecRole::decode) {  // an encoded buffer, as the exchange leaves it, untimed
-      const auto& col = codec_collective(index - 1);
-      exchange_.encode(col, group_size(col), 0, codec_buffer(col), {0, 0});
+      const auto& col = collective_at(codec_of);
+      exchange_.encode(col, group_size(col), 0, codec_buffer(col), residual);
       exchange_.stand_in_for_exchange(col, group_size(col));
     }
     device_.synchronize();
@@ -154,15 +163,17 @@ class StageProfiler {
       stage.backward(0, c.layer_begin, c.layer_end, grad, weight);
     } else if (c.kind == ComputeKind::optimizer) {
       state_.optimizer_step();
+    } else if (fragments_ && fragments_->runs(index)) {
+      fragments_->run(index);
     } else if (c.kind == ComputeKind::outer_optimizer) {
       state_.outer_step();
     } else if (pseudo_gradient_.at(static_cast<std::size_t>(index))) {
       state_.pseudo_gradient();
     } else if (role == CodecRole::encode) {  // a compressed exchange's codec ops (compressed_exchange.hpp)
-      const auto& col = codec_collective(index + 1);
-      exchange_.encode(col, group_size(col), 0, codec_in, {0, 0});
+      const auto& col = collective_at(codec_of);
+      exchange_.encode(col, group_size(col), 0, codec_in, residual);
     } else if (role == CodecRole::decode) {
-      (void)exchange_.decode(codec_collective(index - 1), group_size(codec_collective(index - 1)));
+      (void)exchange_.decode(collective_at(codec_of), group_size(collective_at(codec_of)));
     }  // else `other` with nothing to compute in the worker (interpreter.cpp)
     device_.synchronize();
     const double wall = profiler_wall_s() - wall0;
@@ -171,7 +182,7 @@ class StageProfiler {
     return {wall, cpu};
   }
 
-  const CollectiveOp& codec_collective(int index) const {
+  const CollectiveOp& collective_at(int index) const {
     return *ops_.at(static_cast<std::size_t>(index)).as<CollectiveOp>();
   }
   int group_size(const CollectiveOp& c) const {
@@ -194,6 +205,7 @@ class StageProfiler {
   std::uint64_t next_sequence_ = 0;
   bool round_started_ = false;
   CompressedExchange exchange_;
+  std::unique_ptr<FragmentOuterState> fragments_;  // Streaming DiLoCo (OuterStep::fragmented)
 };
 
 // A CUDA stage must fit in the GPU's free memory (the CPU's is checked by geotrain profile).

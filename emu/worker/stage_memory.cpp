@@ -35,7 +35,10 @@ StageMemory estimate_stage_memory(const WorkerJob& job, const RankPlan& plan) {
   s.weights = p * kFloat;
   s.gradients = p * kFloat;
   s.optimizer = job.optimizer == Optimizer::sgd ? 0 : 2 * p * kFloat;
-  s.outer = has_outer_step(job, plan.rank) ? 2 * p * kFloat : 0;
+  // DiLoCo: the round's starting weights and the outer momentum; Streaming DiLoCo also keeps
+  // every fragment's pseudo-gradient buffer (one model's worth).
+  const bool fragmented = job.program.outer_step && job.program.outer_step->fragmented;
+  s.outer = has_outer_step(job, plan.rank) ? (fragmented ? 3 : 2) * p * kFloat : 0;
   const double S = m.seq_len, d = m.d_model, H = m.heads, V = m.vocab;
   double per_sequence = (plan.layer_end - plan.layer_begin) * (17 * S * d + 3 * H * S * S);
   if (plan.first_stage()) per_sequence += S * d;

@@ -50,6 +50,40 @@ void StageState::set_weights(const torch::Tensor& flat) {
   }
 }
 
+// Visits the parameters that overlap [offset, offset + elements): f(parameter's flat view, its
+// first element inside the range, the range's element there, how many).
+namespace {
+template <typename F>
+void for_slice(std::vector<torch::Tensor>& params, std::int64_t offset, std::int64_t elements, F f) {
+  std::int64_t at = 0;
+  for (auto& p : params) {
+    const std::int64_t n = p.numel();
+    const std::int64_t lo = std::max(offset, at), hi = std::min(offset + elements, at + n);
+    if (lo < hi) f(p.detach().view(-1), lo - at, lo - offset, hi - lo);
+    at += n;
+  }
+}
+}  // namespace
+
+torch::Tensor StageState::weights_slice(std::int64_t offset, std::int64_t elements) {
+  torch::NoGradGuard no_grad;
+  auto out = torch::empty({elements}, torch::TensorOptions().device(device_));
+  for_slice(stage_.parameters(), offset, elements, [&](torch::Tensor flat, std::int64_t from, std::int64_t to, std::int64_t n) {
+    out.narrow(0, to, n).copy_(flat.narrow(0, from, n));
+  });
+  return out;
+}
+
+void StageState::set_weights_slice(std::int64_t offset, const torch::Tensor& values) {
+  torch::NoGradGuard no_grad;
+  if (offset < 0 || offset + values.numel() > stage_.parameter_count())
+    throw Error(fmt::format("rank {}: weights [{}, {}) outside a stage of {} parameters", rank_, offset,
+                            offset + values.numel(), stage_.parameter_count()));
+  for_slice(stage_.parameters(), offset, values.numel(), [&](torch::Tensor flat, std::int64_t from, std::int64_t to, std::int64_t n) {
+    flat.narrow(0, from, n).copy_(values.narrow(0, to, n));
+  });
+}
+
 void StageState::optimizer_step() {
   if (!pushed_.empty()) {
     stage_.flat_grad().copy_(pushed_.front());

@@ -24,6 +24,9 @@ class StageState {
   torch::Tensor& flat_grad() { return stage_.flat_grad(); }
   torch::Tensor flat_weights();
   void set_weights(const torch::Tensor& flat);  // fp32, parameter_count() elements
+  // Elements [offset, offset + values.numel()) of the flat weights (GptStage::flat_range).
+  torch::Tensor weights_slice(std::int64_t offset, std::int64_t elements);
+  void set_weights_slice(std::int64_t offset, const torch::Tensor& values);
 
   // The optimizer op: with pushed gradients waiting (HetPipe's server), the oldest replaces the
   // stage's own; one optimizer step; the flat gradient zeroed.

@@ -155,6 +155,27 @@ PendingOp TransferOps::collective(int i, const CollectiveOp& c) {
                                  c.bytes, grad_cursor_, state_.parameter_count(), gbytes));
   auto slice = state_.flat_grad().narrow(0, grad_cursor_, elements);
   if (completes_gradient_slice(c.kind)) grad_cursor_ += elements;
+  return reduce_slice(c, slice);
+}
+
+PendingOp TransferOps::collective_on(int i, const CollectiveOp& c, torch::Tensor buffer) {
+  if (c.kind != CollectiveKind::allreduce)
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): a fragment's pseudo-gradient is averaged by "
+                                 "an all-reduce", ctx_.rank(), i, ctx_.op(i).label));
+  if (c.compression.kind != CompressionKind::none) {
+    if (static_cast<double>(buffer.numel()) != static_cast<double>(compressed_elements(c)))
+      throw InputError(fmt::format("Program rank {} op {} ('{}'): compresses {} elements, its buffer has {}",
+                                   ctx_.rank(), i, ctx_.op(i).label, compressed_elements(c), buffer.numel()));
+    return compressed_collective(i, c, false);  // the encoder took the buffer
+  }
+  const DType wire_dt = wire_dtype(ctx_.job, c.payload);
+  check_bytes(ctx_.rank(), i, ctx_.op(i), c.bytes,
+              static_cast<double>(buffer.numel()) * static_cast<double>(dtype_bytes(wire_dt)));
+  return reduce_slice(c, std::move(buffer));
+}
+
+PendingOp TransferOps::reduce_slice(const CollectiveOp& c, torch::Tensor slice) {
+  const DType wire_dt = wire_dtype(ctx_.job, c.payload);
   const bool library = ctx_.options.library_collectives;
   const auto wire_type = scalar_type(wire_dt);
   const auto wire_device = ctx_.device.wire();
@@ -204,23 +225,27 @@ torch::Tensor TransferOps::compressed_buffer(int i, const CollectiveOp& c) {
 void TransferOps::encode(int i) {
   const auto& c = *ctx_.op(i).as<CollectiveOp>();
   const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
-  exchange_.encode(c, n, ctx_.cluster.position(c.group), compressed_buffer(i, c),
-                   {static_cast<int>(c.payload), c.payload == Payload::weights ? 0 : grad_cursor_});
+  exchanges_[i].encode(c, n, ctx_.cluster.position(c.group), compressed_buffer(i, c),
+                       residuals_[{static_cast<int>(c.payload), c.payload == Payload::weights ? 0 : grad_cursor_}]);
 }
 
 // Runs on the group's thread like any collective; blocking (program validation), so the decoder
 // that follows finds it done.
-PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c) {
+PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c, bool cursor) {
   if (ctx_.options.library_collectives)
     throw InputError(fmt::format("Program rank {} op {} ('{}'): compression {} needs the Program's ring "
                                  "(--collectives p2p), not the library's all-reduce", ctx_.rank(), i,
                                  ctx_.op(i).label, to_string(c.compression.kind)));
-  if (c.payload != Payload::weights && completes_gradient_slice(c.kind))
+  if (cursor && c.payload != Payload::weights && completes_gradient_slice(c.kind))
     grad_cursor_ += static_cast<std::int64_t>(compressed_elements(c));
   const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
   const int position = ctx_.cluster.position(c.group);
-  return on_group_thread(c.group, [this, c, n, position, wire = ctx_.device.wire()] {
-    return exchange_.exchange(ctx_.cluster, ctx_.job.program, c, n, position, wire);
+  const auto it = exchanges_.find(i);
+  if (it == exchanges_.end())
+    throw InputError(fmt::format("Program rank {} op {} ('{}'): a compressed collective without its encoder "
+                                 "before it", ctx_.rank(), i, ctx_.op(i).label));
+  return on_group_thread(c.group, [this, c, n, position, exchange = &it->second, wire = ctx_.device.wire()] {
+    return exchange->exchange(ctx_.cluster, ctx_.job.program, c, n, position, wire);
   });
 }
 
@@ -228,13 +253,25 @@ PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c) {
 void TransferOps::decode(int i) {
   const auto& c = *ctx_.op(i).as<CollectiveOp>();
   const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
-  const auto average = exchange_.decode(c, n);
+  const auto average = exchanges_.at(i).decode(c, n);
   if (c.payload == Payload::weights) {
     state_.set_weights(average.to(ctx_.device.compute()));
     return;
   }
   const auto elements = static_cast<std::int64_t>(compressed_elements(c));
   state_.flat_grad().narrow(0, grad_cursor_ - elements, elements).copy_(average);
+}
+
+void TransferOps::encode(int i, const torch::Tensor& buffer, std::int64_t residual_at) {
+  const auto& c = *ctx_.op(i).as<CollectiveOp>();
+  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+  exchanges_[i].encode(c, n, ctx_.cluster.position(c.group), buffer, residuals_[{static_cast<int>(c.payload), residual_at}]);
+}
+
+void TransferOps::decode(int i, torch::Tensor buffer) {
+  const auto& c = *ctx_.op(i).as<CollectiveOp>();
+  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+  buffer.copy_(exchanges_.at(i).decode(c, n));
 }
 
 PendingOp TransferOps::on_group_thread(GroupId group, std::function<double()> transfer) {

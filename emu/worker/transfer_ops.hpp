@@ -27,9 +27,16 @@ class TransferOps {
   PendingOp send(int i, const SendOp& s);
   PendingOp recv(int i, const RecvOp& r);
   PendingOp collective(int i, const CollectiveOp& c);
+  // Averages `buffer`, a tensor of the caller's (a Streaming DiLoCo fragment's pseudo-gradient,
+  // fragment_outer_state.hpp), in place: the gradient cursor is not involved.
+  PendingOp collective_on(int i, const CollectiveOp& c, torch::Tensor buffer);
   // A compressed collective's codec ops (compressed_exchange.hpp): `i` is the collective's index.
   void encode(int i);
   void decode(int i);
+  // The same for a collective that averages a buffer of the caller's (collective_on); top-k's
+  // residual is kept under `residual_at` (the fragment's offset).
+  void encode(int i, const torch::Tensor& buffer, std::int64_t residual_at);
+  void decode(int i, torch::Tensor buffer);
 
   // Gradient collectives take consecutive slices of the stage's flat gradient; the cursor is
   // where the next one starts (back to 0 at each step and after DiLoCo's outer step).
@@ -38,7 +45,11 @@ class TransferOps {
 
  private:
   PendingOp weights_collective(int i, const CollectiveOp& c);
-  PendingOp compressed_collective(int i, const CollectiveOp& c);
+  // Reduces `slice` (fp32, on the compute device) on the group's thread, through a copy in the
+  // wire dtype / on the wire device when they differ.
+  PendingOp reduce_slice(const CollectiveOp& c, torch::Tensor slice);
+  // `cursor`: the op takes its elements at the gradient cursor (not a caller's buffer).
+  PendingOp compressed_collective(int i, const CollectiveOp& c, bool cursor = true);
   // The elements a compressed collective averages: a slice of the flat gradient at the cursor
   // (gradients, pseudo-gradient) or the stage's weights.
   torch::Tensor compressed_buffer(int i, const CollectiveOp& c);
@@ -51,7 +62,13 @@ class TransferOps {
   MicroBatchTensors& tensors_;
   std::map<GroupId, std::unique_ptr<SerialExecutor>> executors_;  // one thread per group
   std::int64_t grad_cursor_ = 0;
-  CompressedExchange exchange_;
+  // Compressed exchanges by collective op index: one per op, so that overlapped ones (Streaming
+  // DiLoCo) never share state. Entries are added on the rank's thread (encode); the group's
+  // thread uses only the entry its op was handed.
+  std::map<int, CompressedExchange> exchanges_;
+  // top-k's error feedback per buffer (payload, first element): DiLoCo's per-membership averages
+  // of the same pseudo-gradient share one.
+  std::map<std::pair<int, std::int64_t>, torch::Tensor> residuals_;
 };
 
 }  // namespace geotrain

@@ -104,12 +104,42 @@ bool compressed_collective_at(const std::vector<Op>& ops, std::size_t j) {
 }
 }  // namespace
 
+namespace {
+
+// The nonblocking compressed collective the Wait at `w` completes alone, or ops.size().
+std::size_t waited_collective(const std::vector<Op>& ops, std::size_t w) {
+  const auto* wait = w < ops.size() ? ops[w].as<WaitOp>() : nullptr;
+  if (!wait || wait->ops.size() != 1) return ops.size();
+  const auto j = static_cast<std::size_t>(wait->ops.front());
+  return j < w && ops[j].nonblocking && compressed_collective_at(ops, j) ? j : ops.size();
+}
+
+}  // namespace
+
 CodecRole codec_role(const std::vector<Op>& ops, std::size_t i) {
   const auto* c = i < ops.size() ? ops[i].as<ComputeOp>() : nullptr;
   if (!c || c->kind != ComputeKind::other) return CodecRole::none;
   if (compressed_collective_at(ops, i + 1)) return CodecRole::encode;
-  if (i > 0 && compressed_collective_at(ops, i - 1)) return CodecRole::decode;
+  if (i > 0 && compressed_collective_at(ops, i - 1) && !ops[i - 1].nonblocking) return CodecRole::decode;
+  if (i > 0 && waited_collective(ops, i - 1) < ops.size()) return CodecRole::decode;
   return CodecRole::none;
+}
+
+std::size_t codec_collective(const std::vector<Op>& ops, std::size_t i) {
+  switch (codec_role(ops, i)) {
+    case CodecRole::encode: return i + 1;
+    case CodecRole::decode: return ops[i - 1].as<CollectiveOp>() ? i - 1 : waited_collective(ops, i - 1);
+    case CodecRole::none: break;
+  }
+  throw Error(fmt::format("op {} is not a codec op", i));
+}
+
+std::size_t wait_of(const std::vector<Op>& ops, std::size_t i) {
+  for (std::size_t w = i + 1; w < ops.size(); ++w)
+    if (const auto* wait = ops[w].as<WaitOp>())
+      for (int j : wait->ops)
+        if (static_cast<std::size_t>(j) == i) return w;
+  return ops.size();
 }
 
 double compressed_bytes_sent(const CollectiveOp& op, int n, int p) {

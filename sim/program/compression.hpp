@@ -55,10 +55,16 @@ std::vector<CollectiveStep> compressed_schedule(const CollectiveOp& op, int grou
 // (the simulator's aggregated ring): the same total, in chunks of the mean size.
 CollectiveOp wire_equivalent(const CollectiveOp& op, int group_size);
 
-// A compressed collective's codec ops are the compute ops (kind other) right beside it
-// (program.hpp); an executor finds them by position.
+// A compressed collective's codec ops are compute ops (kind other) found by position
+// (program.hpp): the encoder right before the collective; the decoder right after it, or, for a
+// nonblocking collective (Streaming DiLoCo's overlapped exchange), right after the Wait that
+// completes it and nothing else.
 enum class CodecRole { none, encode, decode };
 CodecRole codec_role(const std::vector<Op>& ops, std::size_t i);
+// The index of the compressed collective codec op `i` serves (its role must not be none).
+std::size_t codec_collective(const std::vector<Op>& ops, std::size_t i);
+// The Wait that completes nonblocking op `i`: the first later Wait listing it (ops.size() if none).
+std::size_t wait_of(const std::vector<Op>& ops, std::size_t i);
 
 // Bytes this position sends in the whole compressed collective.
 double compressed_bytes_sent(const CollectiveOp& op, int group_size, int position);

@@ -205,10 +205,19 @@ struct Op {
 // What an outer_optimizer op applies (DiLoCo: Nesterov SGD on the averaged pseudo-gradient) and
 // the dtype the pseudo-gradient travels in. The strategy that emits outer_optimizer ops sets it;
 // executors read it here and never look at the strategy's name.
+//
+// fragmented (Streaming DiLoCo): the outer state is kept per fragment, a layer range. Each
+// fragment's ops are: its pseudo-gradient (a Compute `other` op over the fragment's layers,
+// global minus local weights into a buffer of its own), the pseudo-gradient Collective that
+// follows it (averaging that buffer, possibly nonblocking while inner steps go on), the
+// outer_optimizer op over the same layers (Nesterov on the fragment's global weights), and the
+// merge right after it (a Compute `other` op: local = mixing x local + (1 - mixing) x global).
 struct OuterStep {
   double learning_rate = 0.7;
   double momentum = 0.9;
   DType wire_dtype = DType::fp32;
+  bool fragmented = false;
+  double mixing = 0;  // fragmented only: the locally trained weights' share in the merge
 };
 
 struct Program {

@@ -37,14 +37,26 @@ void check_compression(const Program& p, int r, int i, const CollectiveOp& c, Pr
                         "sparse sum of weights is no average)", where));
   if (z.element_bytes != 1 && z.element_bytes != 2 && z.element_bytes != 4 && z.element_bytes != 8)
     out.add(fmt::format("{}: compression element_bytes = {} (expected 1, 2, 4 or 8)", where, z.element_bytes));
-  else if (static_cast<double>(compressed_elements(c)) * z.element_bytes != c.bytes ||
+  else if (static_cast<double>(compressed_elements(c)) * z.element_bytes != c.bytes)
+    out.add(fmt::format("{}: {} bytes are not a whole number of {}-byte elements", where, c.bytes, z.element_bytes));
+  else if (z.kind == CompressionKind::topk &&
            c.bytes / z.element_bytes > static_cast<double>(std::numeric_limits<std::int32_t>::max()))
-    out.add(fmt::format("{}: {} bytes are not a whole number of {}-byte elements below 2^31 (top-k "
-                        "indices are int32)", where, c.bytes, z.element_bytes));
+    // int8 and fp4 address chunks and blocks with 64-bit counts; only top-k's indices are int32.
+    out.add(fmt::format("{}: top-k of {} elements (expected below 2^31: its indices are int32)", where,
+                        c.bytes / z.element_bytes));
   const auto& ops = p.ranks[static_cast<std::size_t>(r)];
   const Op& op = ops[static_cast<std::size_t>(i)];
-  if (op.nonblocking) out.add(fmt::format("{}: a compressed collective is blocking", where));
   const auto u = static_cast<std::size_t>(i);
+  if (op.nonblocking) {
+    // Overlapped (Streaming DiLoCo): the decoder follows the Wait that completes it alone.
+    const std::size_t w = wait_of(ops, u);
+    if (u == 0 || !codec_op_at(ops, u - 1, op) || w >= ops.size() || ops[w].as<WaitOp>()->ops.size() != 1 ||
+        !codec_op_at(ops, w + 1, op))
+      out.add(fmt::format("{}: a nonblocking compressed collective needs its encoder right before it and "
+                          "its decoder right after a Wait for it alone (compute ops of kind other, active "
+                          "in the same iterations)", where));
+    return;
+  }
   if (u == 0 || !codec_op_at(ops, u - 1, op) || !codec_op_at(ops, u + 1, op))
     out.add(fmt::format("{}: a compressed collective needs its codec ops right before and after it "
                         "(compute ops of kind other, active in the same iterations)", where));

@@ -274,10 +274,15 @@ nlohmann::json program_to_json(const Program& program) {
               {"groups", std::move(groups)},
               {"ranks", std::move(ranks)}};
   // Only when set, so Programs without an outer step serialize exactly as before.
-  if (program.outer_step)
+  if (program.outer_step) {
     out["outer_step"] = {{"learning_rate", program.outer_step->learning_rate},
                          {"momentum", program.outer_step->momentum},
                          {"wire_dtype", dtype_name(program.outer_step->wire_dtype)}};
+    if (program.outer_step->fragmented) {
+      out["outer_step"]["fragmented"] = true;
+      out["outer_step"]["mixing"] = program.outer_step->mixing;
+    }
+  }
   if (!program.not_emulated.empty()) out["not_emulated"] = program.not_emulated;
   return out;
 }
@@ -305,6 +310,12 @@ Program program_from_json(const nlohmann::json& j, const std::string& source) {
       step.wire_dtype = *t;
     else
       rd.problem("$.outer_step.wire_dtype", "'" + wire + "' (expected fp32, fp16 or bf16)");
+    if (o.contains("fragmented")) {
+      step.fragmented = rd.get<bool>(o, "fragmented", "$.outer_step");
+      step.mixing = rd.get<double>(o, "mixing", "$.outer_step");
+      if (!(step.mixing >= 0 && step.mixing <= 1))
+        rd.problem("$.outer_step.mixing", fmt::format("{} (expected 0 ... 1)", step.mixing));
+    }
     p.outer_step = step;
   }
   if (j.contains("not_emulated")) p.not_emulated = rd.get<std::string>(j, "not_emulated", "$");

@@ -139,4 +139,21 @@ void add_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label
   ops.push_back(codec_op(cost.decode_flops, cost.decode_bytes, layers, fmt::format("decompress {}", kind)));
 }
 
+int start_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int n, int layers) {
+  if (c.compression.kind != CompressionKind::none)
+    ops.push_back(codec_op(codec_cost(c, n).encode_flops, codec_cost(c, n).encode_bytes, layers,
+                           fmt::format("compress {}", to_string(c.compression.kind))));
+  ops.push_back(make_op(c, std::move(label), true));
+  return static_cast<int>(ops.size()) - 1;
+}
+
+void finish_exchange(std::vector<Op>& ops, int collective, std::string wait_label, int n, int layers) {
+  const CollectiveOp c = *ops.at(static_cast<std::size_t>(collective)).as<CollectiveOp>();
+  ops.push_back(make_wait({collective}, std::move(wait_label)));
+  if (c.compression.kind == CompressionKind::none) return;
+  const CodecCost cost = codec_cost(c, n);
+  ops.push_back(codec_op(cost.decode_flops, cost.decode_bytes, layers,
+                         fmt::format("decompress {}", to_string(c.compression.kind))));
+}
+
 }  // namespace geotrain

@@ -35,4 +35,10 @@ void compression_check(const Scenario& s, Diagnostics& diag, int line, bool aver
 // The codec ops cover layers [0, layers) (the whole model's buffer).
 void add_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int group_size, int layers);
 
+// An overlapped exchange (Streaming DiLoCo's), in two parts: start_exchange appends the encoder
+// (when compressed) and the collective, NONBLOCKING, and returns the collective's index;
+// finish_exchange appends the Wait for it and, when compressed, the decoder right after it.
+int start_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int group_size, int layers);
+void finish_exchange(std::vector<Op>& ops, int collective, std::string wait_label, int group_size, int layers);
+
 }  // namespace geotrain

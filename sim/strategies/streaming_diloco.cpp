@@ -13,17 +13,19 @@
 // tau = 0 waits at once (the exchange blocks, as DiLoCo's does). Every fragment's update lands
 // inside its round: (F - 1) x H / F + tau <= H - 1 (checked), as the Program has no ops that
 // span two iterations. Per round the bytes are DiLoCo's (the whole model once), but spread over
-// F exchanges of 1/F of the model each, so the peak bandwidth need falls F-fold; the paper also
-// sends the outer gradients in 4-bit floats: a wire dtype here (fp32, fp16, bf16) until the
-// compressed exchanges (compressed_exchange.hpp) take nonblocking collectives.
+// F exchanges of 1/F of the model each, so the peak bandwidth need falls F-fold. The paper also
+// sends the outer gradients in 4-bit floats: `compression: {kind: fp4}` (or int8, topk), the
+// encoder before the nonblocking all-reduce and the decoder after its wait
+// (compressed_exchange.hpp's start_exchange / finish_exchange).
 //
-// Simulated only for now: the LibTorch worker keeps one outer state for the whole model
-// (emu/worker/stage_state.hpp), not one per fragment, so emulation refuses the Program
-// (Program::not_emulated) rather than train something else.
+// The Program's OuterStep says `fragmented`: the worker keeps the outer state (global weights,
+// outer momentum, the pseudo-gradient buffer) per fragment (emu/worker/fragment_outer_state.hpp),
+// so an exchange in flight never shares a tensor with the inner steps that overlap it.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "sim/strategies/compressed_exchange.hpp"
 #include "sim/strategies/strategy_builders.hpp"
 #include "sim/workload/compute_ops.hpp"
 
@@ -70,12 +72,12 @@ Op fragment_op(const ModelSpec& m, const Fragment& f, ComputeKind kind, double f
 }
 
 // The fragment's pseudo-gradient in the wire dtype: its share of DiLoCo's whole-model bytes.
+// Multiplied before dividing, so that a real model's fragment is exactly its parameters x the
+// dtype's bytes (the worker checks its buffer's bytes against the op's to the byte).
 double wire_bytes(const Scenario& s, const Fragment& f) {
   const ModelSpec& m = s.model;
-  const double share = m.nominal_params > 0
-                           ? static_cast<double>(f.layer_end - f.layer_begin) / m.layers
-                           : fragment_params(m, f) / stage_params(m, 0, m.layers);
-  return diloco_wire_bytes(s) * share;
+  if (m.nominal_params > 0) return diloco_wire_bytes(s) * (f.layer_end - f.layer_begin) / m.layers;
+  return diloco_wire_bytes(s) * fragment_params(m, f) / stage_params(m, 0, m.layers);
 }
 
 Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
@@ -89,11 +91,13 @@ Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
   const GroupId world = add_group(p, "world", everyone);
   const MicroBatching mb = micro_batching(s.training, n);
   const auto algorithm = allreduce_algorithm(s, n);
+  const DType wire = *parse_dtype(s.strategy.text("wire_dtype"));
+  const Compression compression = scenario_compression(s, static_cast<int>(dtype_bytes(wire)));
   for (auto& ops : p.ranks) {
     std::vector<int> exchange(frags.size(), -1);  // op index of each fragment's all-reduce
     const auto land = [&](std::size_t f) {
       const Fragment& g = frags[f];
-      ops.push_back(make_wait({exchange[f]}, fmt::format("wait fragment {}", f)));
+      finish_exchange(ops, exchange[f], fmt::format("wait fragment {}", f), n, s.model.layers);
       // Nesterov SGD on the averaged pseudo-gradient (as DiLoCo's outer step: 5 flop, 20 B per
       // parameter), then the merge: read two buffers, write one.
       ops.push_back(fragment_op(s.model, g, ComputeKind::outer_optimizer, 5, 20, fmt::format("outer optim f{}", f)));
@@ -107,8 +111,8 @@ Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
         CollectiveOp c = collective(CollectiveKind::allreduce, world, wire_bytes(s, frags[f]), algorithm,
                                     0, static_cast<int>(f));
         c.payload = Payload::pseudo_gradient;
-        exchange[f] = static_cast<int>(ops.size());
-        ops.push_back(make_op(c, fmt::format("allreduce fragment {}", f), true));
+        c.compression = compression;
+        exchange[f] = start_exchange(ops, c, fmt::format("allreduce fragment {}", f), n, s.model.layers);
         if (tau == 0) land(f);
       }
       if (tau > 0)
@@ -116,6 +120,8 @@ Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
           if (frags[f].sync_step + tau == k) land(f);
     }
   }
+  p.outer_step = OuterStep{s.strategy.number("outer_lr"), s.strategy.number("outer_momentum"),
+                           wire, true, s.strategy.number("mixing")};
   p.sequences_per_iteration *= h;
   p.tokens_per_iteration *= h;
   p.model_flops_per_iteration *= h;
@@ -124,6 +130,7 @@ Program build_streaming_diloco(const Scenario& s, const Assignment& placement) {
 
 void streaming_check(const Scenario& s, Diagnostics& diag, int line) {
   data_parallel_check(s, diag, line);
+  compression_check(s, diag, line, false);
   const auto h = s.strategy.integer("inner_steps");
   const auto f = s.strategy.integer("fragments");
   const auto tau = s.strategy.integer("overlap_steps");
@@ -151,11 +158,10 @@ const StrategyRegistrar kStreamingDilocoRegistrar{{
       number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
       number_param("mixing", 0.5, 0, 1, "merge: share of the locally trained weights (the paper's alpha)"),
       choice_param("wire_dtype", "fp32", dtype_names(), "pseudo-gradient dtype on the wire"),
-      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm")},
+      choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm"),
+      compression_param()},
      streaming_check},
-    StrategyLayout::data_parallel, build_streaming_diloco,
-    "streaming-diloco is simulated only: the worker keeps one outer state for the whole model, "
-    "not one per fragment"}};
+    StrategyLayout::data_parallel, build_streaming_diloco}};
 
 }  // namespace
 

@@ -187,6 +187,40 @@ TEST_CASE("a compressed collective survives the Program JSON round trip and is v
     for (auto& op : rank)
       if (auto* col = std::get_if<CollectiveOp>(&op.body)) col->algorithm = CollectiveAlgorithm::tree;
   CHECK_THAT(test::joined(program_problems(tree)), Contains("(expected a ring all-reduce)"));
+  // Nonblocking with its decoder right after it (not after a Wait for it): refused.
+  Program early = p;
+  early.ranks[1][static_cast<std::size_t>(at - labels.begin())].nonblocking = true;
+  CHECK_THAT(test::joined(program_problems(early)), Contains("its decoder right after a Wait for it alone"));
+}
+
+// Streaming DiLoCo's exchanges overlap inner steps: encoder, nonblocking collective, ... Wait,
+// decoder. The codec roles are found from those positions, for each fragment.
+TEST_CASE("streaming-diloco compresses each fragment: encoder before, decoder after the Wait",
+          "[program][compression][streaming]") {
+  const Scenario s = test::scenario_with(
+      4, "{name: streaming-diloco, inner_steps: 4, fragments: 2, overlap_steps: 1, compression: {kind: fp4}}",
+      "gpt-tiny", "training: {global_batch: 8}\n");
+  const Program p = build_program(s);
+  CHECK(program_problems(p).empty());
+  const auto& ops = p.ranks[2];
+  int exchanges = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto* c = ops[i].as<CollectiveOp>();
+    if (!c) continue;
+    ++exchanges;
+    INFO(ops[i].label);
+    CHECK(ops[i].nonblocking);
+    CHECK(c->compression.kind == CompressionKind::fp4);
+    CHECK(codec_role(ops, i - 1) == CodecRole::encode);
+    CHECK(codec_collective(ops, i - 1) == i);
+    const std::size_t w = wait_of(ops, i);
+    REQUIRE(w < ops.size());
+    CHECK(w > i + 1);  // an inner step's ops between: the exchange overlaps them
+    CHECK(codec_role(ops, w + 1) == CodecRole::decode);
+    CHECK(codec_collective(ops, w + 1) == i);
+    CHECK(ops[w + 1].label == "decompress fp4");
+  }
+  CHECK(exchanges == 2);
 }
 
 TEST_CASE("the strategies write one compressed exchange with its codec ops", "[program][compression]") {

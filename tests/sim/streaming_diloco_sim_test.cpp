@@ -64,7 +64,11 @@ TEST_CASE("streaming-diloco: fragments staggered over the round, exchanges overl
     if (const auto* c = op.as<CollectiveOp>()) fragment_bytes += c->bytes, ++exchanges;
   CHECK(exchanges == 4);
   CHECK(fragment_bytes == Approx(model_bytes));  // the whole model once per round
-  CHECK_FALSE(p.not_emulated.empty());
+  // The worker runs it: the Program says its outer state is kept per fragment.
+  CHECK(p.not_emulated.empty());
+  REQUIRE(p.outer_step);
+  CHECK(p.outer_step->fragmented);
+  CHECK(p.outer_step->mixing == 0.5);
   // Fast links (every exchange hidden behind one inner step) and slow ones (every one shows).
   for (const auto& [latency, bandwidth] : {std::pair{1e-5, 1.25e11}, std::pair{0.010, 1.25e6}}) {
     INFO("latency " << latency << " s, bandwidth " << bandwidth << " B/s");

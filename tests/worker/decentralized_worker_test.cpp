@@ -171,6 +171,64 @@ TEST_CASE("diloco: the pseudo-gradient all-reduced in fp16 moves half the bytes"
   CHECK(round == ddp_bytes / 2);
 }
 
+namespace {
+
+std::string fingerprint(const Case& c, int rank) {
+  std::ifstream in(rank_dir(c, rank) + "/worker.json");
+  return nlohmann::json::parse(in).at("weights_fnv1a").get<std::string>();
+}
+
+}  // namespace
+
+// Streaming DiLoCo with one fragment synchronized after every inner step, no overlap and a merge
+// that takes the global weights (mixing 0) is DiLoCo with H = 1, op for op: the same losses and
+// the same weights to the bit. The fragments' own buffers, outer state and merge must reproduce
+// DiLoCo's whole-model outer step exactly.
+TEST_CASE("streaming-diloco: one fragment, H = 1, tau 0, mixing 0 trains exactly as diloco H = 1",
+          "[worker][decentralized][streaming]") {
+  const int steps = 3;
+  const Case diloco = run_scenario("diloco_2", steps, {"strategy.inner_steps=1"});
+  const Case streaming = run_scenario(
+      "diloco_2", steps,
+      {"strategy={name: streaming-diloco, inner_steps: 1, fragments: 1, overlap_steps: 0, mixing: 0, "
+       "outer_lr: 0.7, outer_momentum: 0.9}"});
+  REQUIRE(streaming.job.program.outer_step->fragmented);
+  const auto a = losses(diloco), b = losses(streaming);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == b[i]);
+  CHECK(fingerprint(diloco, 0) == fingerprint(streaming, 0));
+  CHECK(fingerprint(streaming, 0) == fingerprint(streaming, 1));  // mixing 0: replicas equal
+}
+
+// Two fragments over H = 4, each exchange overlapping one inner step (the fragment's update lands
+// one step late, merged half and half with the weights trained meanwhile): every fragment's
+// all-reduce moves exactly its Program bytes (the fragments' buffers tile the model), losses
+// fall, and with a merge that keeps half the local weights the replicas differ.
+TEST_CASE("streaming-diloco: two overlapped fragments move their Program bytes and train",
+          "[worker][decentralized][streaming]") {
+  const int steps = 3;
+  const Case c = run_scenario("diloco_2", steps,
+                              {"strategy={name: streaming-diloco, inner_steps: 4, fragments: 2, overlap_steps: 1}"});
+  check_loss_falls(c);
+  check_fixed_bytes(c, steps, 4);
+  int exchanges = 0;
+  double fragment_bytes = 0;
+  for (const auto& op : c.job.program.ranks[0])
+    if (const auto* col = op.as<CollectiveOp>()) {
+      CHECK(op.nonblocking);
+      ++exchanges;
+      fragment_bytes += col->bytes;
+    }
+  CHECK(exchanges == 2);
+  // Together the fragments are the whole model in fp32, as DiLoCo's one exchange.
+  const auto whole = build_program(load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/diloco_2.yaml"));
+  double diloco_bytes = 0;
+  for (const auto& op : whole.ranks[0])
+    if (const auto* col = op.as<CollectiveOp>()) diloco_bytes += col->bytes;
+  CHECK(fragment_bytes == diloco_bytes);
+  CHECK(fingerprint(c, 0) != fingerprint(c, 1));
+}
+
 TEST_CASE("diloco with an averaging timeout: partial reduce of fp16 pseudo-gradients among the ready workers",
           "[worker][decentralized]") {
   const Case c = run_scenario("diloco_timeout_3", 4);

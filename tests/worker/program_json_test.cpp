@@ -111,10 +111,21 @@ TEST_CASE("a Program's outer step and emulation refusal survive the JSON round t
   CHECK(back.outer_step->momentum == 0.25);
   CHECK(back.outer_step->wire_dtype == DType::bf16);
   CHECK(back.not_emulated == "a reason");
+  CHECK_FALSE(back.outer_step->fragmented);
+  CHECK_FALSE(program_to_json(p)["outer_step"].contains("fragmented"));  // DiLoCo's files unchanged
   auto j = program_to_json(p);
   j["outer_step"]["wire_dtype"] = "int4";
   CHECK_THROWS_WITH(program_from_json(j, "p.json"),
                     Catch::Contains("$.outer_step.wire_dtype: 'int4' (expected fp32, fp16 or bf16)"));
+  // Streaming DiLoCo's per-fragment outer state and its merge's mixing.
+  p.outer_step->fragmented = true;
+  p.outer_step->mixing = 0.25;
+  const Program streaming = program_from_json(nlohmann::json::parse(program_to_json(p).dump()));
+  CHECK(streaming.outer_step->fragmented);
+  CHECK(streaming.outer_step->mixing == 0.25);
+  j = program_to_json(p);
+  j["outer_step"]["mixing"] = 1.5;
+  CHECK_THROWS_WITH(program_from_json(j, "p.json"), Catch::Contains("$.outer_step.mixing: 1.5 (expected 0 ... 1)"));
 }
 
 TEST_CASE("a Dynamic op carries its own rule's fields, an unknown rule is named",
