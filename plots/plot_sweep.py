@@ -86,7 +86,7 @@ def values_of(rows, key):
     return seen
 
 
-def draw_panel(ax, rows, xa, ya, colour, strategies):
+def draw_panel(ax, rows, xa, ya, colour, strategies, short=None):
     cells = {}
     for r in rows:
         cell = cells.setdefault((r[xa.key], r[ya.key] if ya else ""), {"winner": None})
@@ -103,7 +103,9 @@ def draw_panel(ax, rows, xa, ya, colour, strategies):
                                    hatch=None if cell["winner"] else "//"))
         label = "none"
         if cell["winner"]:
-            label = f"{cell['winner']}\n×{float(cell['margin']):.2f}" if cell.get("margin") else cell["winner"]
+            # Many or long names: the cell names the winner by its legend number.
+            name = cell["winner"] if short is None else short[cell["winner"]]
+            label = f"{name}\n×{float(cell['margin']):.2f}" if cell.get("margin") else name
         ax.text((x0 + x1) / 2, (y0 + y1) / 2, label, ha="center", va="center", fontsize=6.5)
     ax.set_xlim(xe[0], xe[-1])
     ax.set_ylim(ye[0], ye[-1])
@@ -118,21 +120,30 @@ def main():
     sweep_dir = Path(sys.argv[1])
     name, keys, rows = read(sweep_dir)
     strategies = values_of(rows, "strategy")
-    palette = plt.get_cmap("tab10" if len(strategies) <= 10 else "tab20").colors
+    if len(strategies) <= 10:
+        palette = plt.get_cmap("tab10").colors
+    else:  # tab20's dark shades first, then the light ones: neighbours in the legend differ in hue
+        tab20 = plt.get_cmap("tab20").colors
+        palette = tab20[0::2] + tab20[1::2]
     colour = {s: palette[i % len(palette)] for i, s in enumerate(strategies)}
+    # Cells fit about 10 characters: longer names (or more than 10 strategies) go by number.
+    short = None
+    if len(strategies) > 10 or max(len(s) for s in strategies) > 10:
+        short = {s: str(i + 1) for i, s in enumerate(strategies)}
     xa = Axis(keys[0], values_of(rows, keys[0])) if keys else None
     ya = Axis(keys[1], values_of(rows, keys[1])) if len(keys) > 1 else None
     facet_keys = keys[2:]
     facets = list(itertools.product(*[values_of(rows, k) for k in facet_keys])) or [()]
     cols = min(len(facets), 3)
     nrows = math.ceil(len(facets) / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 4.4 * nrows + 1.2), squeeze=False)
+    panel_width = max(5.2, 0.32 * len(xa.values)) if xa else 5.2  # room for each column's label
+    fig, axes = plt.subplots(nrows, cols, figsize=(panel_width * cols, 4.4 * nrows + 1.2), squeeze=False)
     for ax, facet in zip(axes.flat, facets):
         chosen = [r for r in rows if all(r[k] == v for k, v in zip(facet_keys, facet))]
         if xa is None:
             ax.text(0.5, 0.5, "no varied key", ha="center")
             continue
-        draw_panel(ax, chosen, xa, ya, colour, strategies)
+        draw_panel(ax, chosen, xa, ya, colour, strategies, short)
         ax.set_title(", ".join(f"{k} = {v}" for k, v in zip(facet_keys, facet)) or name, fontsize=9)
         ax.set_xlabel(f"{xa.key}{' (log scale)' if xa.log else ''}", fontsize=8)
         if ya:
@@ -143,8 +154,9 @@ def main():
                  "time_per_work": "lowest time per unit of work (s per token / statistical efficiency)"}
     crit = criterion.get(rows[0]["criterion"], rows[0]["criterion"]) if rows else "?"
     fig.suptitle(f"Which strategy wins where: sweep '{name}' (geotrain sweep, simulated)\n"
-                 f"winner by {crit}; cell text: winner and its margin over the runner-up", fontsize=11)
-    handles = [Patch(facecolor=colour[s], label=s) for s in strategies]
+                 f"winner by {crit}; cell text: winner{' (legend number)' if short else ''} and its margin over "
+                 "the runner-up", fontsize=11)
+    handles = [Patch(facecolor=colour[s], label=s if short is None else f"{short[s]} {s}") for s in strategies]
     handles.append(Patch(facecolor="#d9d9d9", hatch="//", label="no valid strategy"))
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 9), fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))

@@ -111,11 +111,13 @@ int steady_steps(const RankMeasurements& m, int steps) {
   return clock.steady_iterations();
 }
 
-double median_iteration_time(const std::vector<StepFigures>& steps, int warmup, int steady) {
+// The judged steps' median, over windows of one cycle for a Program with one (judged_times).
+double median_iteration_time(const std::vector<StepFigures>& steps, int warmup, int steady, int period) {
   const auto judged = judged_iterations(static_cast<int>(steps.size()), warmup, steady);
+  std::vector<double> intervals;
+  for (const auto& s : steps) intervals.push_back(s.time_s);
   std::vector<double> t;
-  for (const auto& s : steps)
-    if (s.step >= judged.first && s.step < judged.last) t.push_back(s.time_s);
+  for (const auto& window : judged_times(intervals, judged, period)) t.push_back(window.second);
   return median(t);
 }
 
@@ -123,12 +125,14 @@ nlohmann::ordered_json emu_summary_json(const Scenario& scenario, const Program&
                                         const RankMeasurements& m, const std::vector<StepFigures>& steps,
                                         const SummaryInputs& in) {
   const int steady = steady_steps(m, static_cast<int>(steps.size()));
-  const double t = median_iteration_time(steps, in.warmup, steady);
+  const int period = program_period(program);
+  const double t = median_iteration_time(steps, in.warmup, steady, period);
   nlohmann::ordered_json j = results::summary_head(in.executor, scenario.name, program.strategy);
   j["world_size"] = program.world_size;
   j["iterations"] = steps.size();
   j["warmup_iterations"] = in.warmup;
   j["steady_iterations"] = steady;
+  if (period > 1) j["iteration_period"] = period;  // compare judges windows of one cycle
   j["collectives"] = in.collectives;
   j["device"] = in.device;
   j["backend"] = in.backend;

@@ -46,9 +46,10 @@ std::vector<StepFigures> step_figures(const Program& program, const RankMeasurem
 int steady_steps(const RankMeasurements& m, int steps);
 
 // Median of the judged steps (judged_iterations, sim/common/iteration_intervals.hpp: from the
-// warm-up to the drain), the figure `compare` judges.
+// warm-up to the drain), the figure `compare` judges; with period > 1 (program_period) the
+// median of the means of `period` consecutive judged steps (judged_times).
 double median_iteration_time(const std::vector<StepFigures>& steps, int warmup,
-                             int steady = std::numeric_limits<int>::max());
+                             int steady = std::numeric_limits<int>::max(), int period = 1);
 
 // Times printed to the nanosecond (measured clocks), idle_s empty, bytes_sent empty where the
 // worker could not count them.

@@ -61,4 +61,17 @@ JudgedIterations judged_iterations(int iterations, int warmup, int steady) {
   return j;
 }
 
+std::vector<std::pair<int, double>> judged_times(const std::vector<double>& intervals, JudgedIterations judged,
+                                                 int period) {
+  judged.last = std::min(judged.last, static_cast<int>(intervals.size()));
+  const int p = period > 1 && judged.last - judged.first >= period ? period : 1;
+  std::vector<std::pair<int, double>> out;
+  for (int i = judged.first; i + p <= judged.last; ++i) {
+    double sum = 0;
+    for (int k = i; k < i + p; ++k) sum += intervals[static_cast<std::size_t>(k)];
+    out.emplace_back(i, sum / p);
+  }
+  return out;
+}
+
 }  // namespace geotrain

@@ -18,6 +18,7 @@
 // has no drain (every rank finishes the last iteration together), so all its iterations are
 // steady.
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace geotrain {
@@ -54,5 +55,16 @@ struct JudgedIterations {
 };
 JudgedIterations judged_iterations(int iterations, int warmup,
                                    int steady = std::numeric_limits<int>::max());
+
+// A Program whose iterations differ by design in a fixed cycle of `period` iterations (Moshpit:
+// round k averages along grid axis k mod d, each axis over other links) alternates between the
+// cycle's iteration times, and a median of single intervals falls on the edge between them, at
+// one phase of the cycle or the other. With period p > 1 the judged times are the means of p
+// consecutive judged intervals, (T_(i+p-1) - T_(i-1)) / p, one per window starting at each
+// judged iteration i whose window lies inside the judged ones: every window holds each phase of
+// the cycle once. Period 1, or fewer judged iterations than p: the intervals themselves.
+// Returns (the iteration a window starts at, its time).
+std::vector<std::pair<int, double>> judged_times(const std::vector<double>& intervals, JudgedIterations judged,
+                                                 int period);
 
 }  // namespace geotrain

@@ -29,17 +29,20 @@ RunFiles read_common(const std::string& dir, const nlohmann::json& j) {
 // Completion intervals (sim/common/iteration_intervals.hpp) of the run's `iterations` from its
 // op records; the compared ones are judged_iterations' (the warm-up and an asynchronous run's
 // drain left out).
-void compared_iterations(RunFiles& r, int iterations, int warmup) {
+// A Program with a cycle (summary.json's iteration_period, Moshpit) is judged by the means of
+// one cycle's intervals (judged_times).
+void compared_iterations(RunFiles& r, int iterations, int warmup, int period) {
   CompletionIntervals clock(iterations);
   for (const auto& op : r.ops) clock.add(op.iteration, op.start_s, op.end_s, op.rank);
   const auto intervals = clock.intervals();
   r.steady_iterations = clock.steady_iterations();
   r.total_iterations = iterations;
+  r.iteration_period = period;
   const auto judged = judged_iterations(iterations, warmup, r.steady_iterations);
   r.iterations.clear();
   r.iteration_times_s.clear();
-  for (int i = judged.first; i < judged.last; ++i)
-    r.iterations.push_back(i), r.iteration_times_s.push_back(intervals[static_cast<std::size_t>(i)]);
+  for (int i = judged.first; i < judged.last; ++i) r.iterations.push_back(i);  // attributed, matched
+  for (const auto& window : judged_times(intervals, judged, period)) r.iteration_times_s.push_back(window.second);
 }
 
 // Iterations after the compared ones: the drain (none when compared_iterations fell back to all).
@@ -79,7 +82,7 @@ RunFiles read_measured_run(const std::string& dir) {
   r.host_cores = j.value("host_cores", 0);
   r.torch_threads = j.value("torch_threads", 0);
   r.warmup = j.value("warmup_iterations", 0);
-  compared_iterations(r, j.value("iterations", 0), r.warmup);
+  compared_iterations(r, j.value("iterations", 0), r.warmup, j.value("iteration_period", 1));
   return r;
 }
 
@@ -87,7 +90,7 @@ RunFiles read_predicted_run(const std::string& dir, int warmup) {
   const auto j = results::read_summary(dir);
   RunFiles r = read_common(dir, j);
   r.warmup = warmup;
-  compared_iterations(r, j.value("iterations", 1), warmup);
+  compared_iterations(r, j.value("iterations", 1), warmup, j.value("iteration_period", 1));
   r.iteration_time_s = median(r.iteration_times_s);
   return r;
 }
@@ -107,6 +110,7 @@ Comparison compare_runs(const RunFiles& measured, const std::vector<RunFiles>& p
   c.measured_p10_s = quantile(measured.iteration_times_s, 0.1);
   c.measured_p90_s = quantile(measured.iteration_times_s, 0.9);
   c.measured_iterations = static_cast<int>(measured.iteration_times_s.size());
+  c.iteration_period = measured.iteration_period;
   c.measured_drain_iterations = drain_of(measured);
   c.measured_split = attribute(measured.ops, measured.iterations, c.measured_s);
   c.measured_runs = {{measured.dir, 0, c.measured_s}};  // compare_ensembles adds the others
@@ -190,6 +194,7 @@ void write_comparison(const Comparison& c, const std::string& dir) {
                    {"p10_s", c.measured_p10_s},      {"p90_s", c.measured_p90_s},
                    {"mean_s", c.measured_mean_s},
                    {"iterations", c.measured_iterations},
+                   {"iteration_period", c.iteration_period},
                    {"drain_iterations", c.measured_drain_iterations},
                    {"split", split_json(c.measured_split)},
                    {"runs", runs_json(c.measured_runs, false)},
@@ -221,9 +226,11 @@ void write_comparison(const Comparison& c, const std::string& dir) {
 
 std::string comparison_table(const Comparison& c) {
   std::string out = fmt::format(
-      "{} ({}, {} ranks): measured ({}) {:.4f} s per iteration (median of {}, range {:.4f} .. {:.4f})\n",
-      c.scenario, c.strategy, c.world_size, c.measured_executor.empty() ? "emu" : c.measured_executor, c.measured_s, c.measured_iterations, c.measured_min_s,
-      c.measured_max_s);
+      "{} ({}, {} ranks): measured ({}) {:.4f} s per iteration (median of {}{}, range {:.4f} .. {:.4f})\n",
+      c.scenario, c.strategy, c.world_size, c.measured_executor.empty() ? "emu" : c.measured_executor, c.measured_s,
+      c.measured_iterations,
+      c.iteration_period > 1 ? fmt::format(" means of {} consecutive iterations, one cycle of the Program", c.iteration_period) : "",
+      c.measured_min_s, c.measured_max_s);
   out += fmt::format("  {:<10} {:>11} {:>8}   {:>23} {:>23} {:>23} {:>23}\n", "model", "predicted",
                      "error", "compute pred/meas", "communication p/m", "waiting p/m", "other p/m");
   const Split& ms = c.measured_split;

@@ -28,6 +28,7 @@ struct RunFiles {
   // later ones are not compared.
   int steady_iterations = 0;
   int total_iterations = 0;
+  int iteration_period = 1;  // > 1: iteration_times_s are means over windows of that many
   std::vector<results::OpRecord> ops;
   std::string collectives;  // measured: "p2p", "gloo" or "nccl" (how the worker ran collectives); empty if unknown
   std::string device;       // measured: "cpu" or "cuda"; empty if unknown (runs before GPU support: cpu)
@@ -92,6 +93,7 @@ struct Comparison {
   double measured_mean_s = 0;
   double measured_min_s = 0, measured_max_s = 0, measured_p10_s = 0, measured_p90_s = 0;
   int measured_iterations = 0;   // compared: after the warm-up, before the drain
+  int iteration_period = 1;      // > 1: each compared time is the mean of one cycle's iterations
   int measured_drain_iterations = 0;  // the asynchronous drain left out
   Split measured_split;
   // The measured runs of the ensemble (one unless compare --runs); the figures above are the

@@ -180,6 +180,7 @@ SimulationResult summarize(SimContext& ctx, const Scenario& scenario) {
   res.warnings = ctx.platform().warnings;
   res.bandwidth_changes = ctx.platform().bandwidth_changes;
   res.world_size = p.world_size;
+  res.iteration_period = program_period(p);
   res.iterations = ctx.recorder().iterations();
   fill_collective_intervals(ctx);
   charge_idle(ctx);

@@ -9,6 +9,7 @@ const char* to_string(PlatformKind k) { return k == PlatformKind::pairs ? "pairs
 PlatformKind choose_platform(const Topology& network, const PlatformOptions& options) {
   // A matrix has no region structure to exploit: its N x N figures are the platform.
   if (!network.is_regional()) return PlatformKind::pairs;
+  if (options.forced) return *options.forced;
   return network.device_count() <= options.pair_links_max_devices ? PlatformKind::pairs
                                                                    : PlatformKind::regions;
 }

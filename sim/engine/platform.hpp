@@ -1,7 +1,7 @@
 #pragma once
 // The SimGrid platform built in code from the scenario's effective network: one host per device.
 //
-// Rule (see README.md):
+// Rule (see README.md; `simulation.platform` overrides it):
 //  - `pairs`: one link per ORDERED device pair (its delay, its bandwidth), shared only by the
 //    flows of that pair, like DT-FM's per-destination tc classes. Used for explicit matrices at
 //    any size and for regional networks (all DT-FM cases) up to `pair_links_max_devices`.
@@ -14,6 +14,7 @@
 //    bandwidth is >= its WAN bandwidths and the WAN delay >= the internal delays (true for every
 //    DT-FM case and the city tables); otherwise the NIC bounds it and a warning is logged.
 //    Unlike `pairs`, flows leaving one host to different peers share its NIC.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ inline constexpr double kHostSpeed = 1e9;
 
 struct PlatformOptions {
   int pair_links_max_devices = 256;
+  // simulation.platform: unset picks by the rule above; set, that platform whatever the size
+  // (regions needs a regional network: the scenario loader checks).
+  std::optional<PlatformKind> forced;
   // simulation.host_cores: > 0 adds one host with that many cores on which every rank's compute
   // runs (the emulator's single machine, docs/simulator-models.md "host cores").
   int shared_cores = 0;

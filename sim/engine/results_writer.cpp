@@ -65,6 +65,7 @@ nlohmann::ordered_json summary_json(const Program& program, const SimulationResu
   j["makespan_s"] = r.makespan_s;
   j["iteration_end_s"] = r.iteration_end_s;
   j["steady_iterations"] = r.steady_iterations;
+  if (r.iteration_period > 1) j["iteration_period"] = r.iteration_period;  // absent: 1, files unchanged
   j["iteration_quantiles_s"] = iteration_quantiles(r.iteration_end_s, r.steady_iterations);
   j["tokens_per_s"] = r.tokens_per_s;
   j["samples_per_s"] = r.samples_per_s;

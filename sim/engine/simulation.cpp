@@ -102,6 +102,9 @@ SimulationResult simulate(const Scenario& scenario, const Program& program,
   const BandwidthSchedule changes = resolve_bandwidth_schedule(scenario);
   PlatformOptions platform_options = options.platform;
   platform_options.shared_cores = scenario.simulation.host_cores;
+  if (scenario.simulation.platform != PlatformChoice::automatic)
+    platform_options.forced =
+        scenario.simulation.platform == PlatformChoice::pairs ? PlatformKind::pairs : PlatformKind::regions;
   platform_options.background_cores = scenario.simulation.host_background_cores;
   SimContext ctx(program, settings, compute, build_platform(network, platform_options, changes));
   for (const auto& w : ctx.platform().warnings) log::warning("sim.engine", "{}", w);

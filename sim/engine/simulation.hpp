@@ -58,6 +58,7 @@ struct SimulationResult {
   std::vector<double> iteration_end_s;
   double iteration_time_s = 0;  // makespan / iterations
   int steady_iterations = 0;    // begun before an asynchronous run's drain (iteration_intervals.hpp)
+  int iteration_period = 1;     // program_period: compare judges windows of that many iterations
   double tokens_per_s = 0;
   double samples_per_s = 0;
   double achieved_flops = 0;     // useful (model) flop/s

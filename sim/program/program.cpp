@@ -111,6 +111,14 @@ std::vector<int> program_epochs(const Program& p) {
   return starts;
 }
 
+int program_period(const Program& p) {
+  int period = 1;
+  for (const auto& ops : p.ranks)
+    for (const auto& op : ops)
+      for (const auto& r : op.iterations) period = std::max(period, r.every);
+  return period;
+}
+
 bool has_iteration_ranges(const Program& p) {
   for (const auto& ops : p.ranks)
     for (const auto& op : ops)

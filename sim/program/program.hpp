@@ -250,6 +250,9 @@ const char* op_type_name(const Op& op);
 std::vector<int> program_epochs(const Program& p);
 // Whether any op of the Program has iteration ranges (its iterations may differ).
 bool has_iteration_ranges(const Program& p);
+// The cycle its iterations repeat in: the `every` of its periodic ranges (one per Program,
+// program validation), 1 when none is periodic (Moshpit: the grid's axes).
+int program_period(const Program& p);
 // The Program of one iteration, without ranges: every op inactive in it becomes a no-op (a
 // Wait for nothing, label kept) so op indices stay those of `p`.
 Program program_in_iteration(const Program& p, int iteration);

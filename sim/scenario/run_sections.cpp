@@ -3,7 +3,7 @@
 //               (seed only with kind random, file only with kind file)
 //   scheduler:  {name: gcma, population: 100, trials: 4900, gradient_size: 0.65GB,
 //                activation_size: 0.4712GB}
-//   simulation: {network_model: flow | tcp, iterations: 1, compute_profile: profile.json,
+//   simulation: {network_model: flow | tcp, platform: auto | pairs | regions, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, ring_closed_form_above: 8192, twin_ranks: true, rendezvous: false, buffered_sends: false,
 //                payload_efficiency: 1, compute_variance: median | sampled | steps, variance_seed: 0,
 //                host_cores: 0,
@@ -91,6 +91,15 @@ void parse_simulation(Context& ctx, YamlSection s, Scenario& out) {
   if (auto m = s.choice("network_model", {"flow", "tcp"}, "network model"))
     sim.network_model = *m == "flow" ? NetworkModel::flow : NetworkModel::tcp;
   if (auto i = s.integer("iterations", 1, 1'000'000)) sim.iterations = static_cast<int>(*i);
+  if (auto k = s.choice("platform", {"auto", "pairs", "regions"}, "platform")) {
+    sim.platform = *k == "pairs" ? PlatformChoice::pairs
+                   : *k == "regions" ? PlatformChoice::regions
+                                     : PlatformChoice::automatic;
+    // A matrix has no regions to give NICs their rate.
+    if (sim.platform == PlatformChoice::regions && !out.network.is_regional())
+      ctx.diag.error(s.line_of("platform"), "simulation.platform", *k,
+                     "needs a regional network (network.regions or a DT-FM case), not a matrix (expected auto or pairs)");
+  }
   if (auto f = s.text("compute_profile")) {
     sim.compute_profile =
         ctx.resolve(*f, s.line_of("compute_profile"), "simulation.compute_profile").value_or("");

@@ -122,8 +122,14 @@ struct SchedulerSpec {
   double activation_bytes = 0;
 };
 
+// Which SimGrid platform carries the network (sim/engine/platform.hpp): auto picks pairs up to
+// 256 devices and regions above; pairs gives every device pair its own link (per-destination
+// shaping, as the emulator does); regions gives every device one NIC that all its flows share.
+enum class PlatformChoice { automatic, pairs, regions };
+
 struct SimulationSpec {
   NetworkModel network_model = NetworkModel::flow;
+  PlatformChoice platform = PlatformChoice::automatic;
   int iterations = 1;
   std::string compute_profile;  // measured per-op profile file (absolute path), empty = device model
   // > 0: all ranks compute on one host with this many cores (the emulator's machine); the

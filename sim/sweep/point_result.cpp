@@ -22,6 +22,7 @@ nlohmann::ordered_json to_json(const PointResult& r) {
   j["tokens_per_s"] = r.tokens_per_s;
   j["samples_per_s"] = r.samples_per_s;
   j["bytes_per_step"] = r.bytes_per_step;
+  j["compute_share"] = r.compute_share;
   return j;
 }
 
@@ -52,6 +53,7 @@ std::optional<PointResult> read_result(const std::string& points_dir, const std:
     r.tokens_per_s = j.at("tokens_per_s").get<double>();
     r.samples_per_s = j.at("samples_per_s").get<double>();
     r.bytes_per_step = j.at("bytes_per_step").get<double>();
+    r.compute_share = j.at("compute_share").get<double>();  // absent (an older file): rerun it
     return r;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -19,6 +19,9 @@ struct PointResult {
   double tokens_per_s = 0;
   double samples_per_s = 0;
   double bytes_per_step = 0;  // every rank's bytes on the wire per training step
+  // The compute share of an iteration: mean over ranks of their compute seconds per iteration,
+  // over the iteration time (simulate's "compute / comm / idle" first percentage, as a fraction).
+  double compute_share = 0;
 };
 
 std::string result_path(const std::string& points_dir, const std::string& hash);

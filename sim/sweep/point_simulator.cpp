@@ -75,6 +75,11 @@ PointResult simulate_point(const SweepSpec& spec, const std::string& base_text,
     r.tokens_per_s = result.tokens_per_s;
     r.samples_per_s = result.samples_per_s;
     r.bytes_per_step = result.iterations > 0 ? bytes / result.iterations / steps_per_iteration : 0;
+    double compute = 0;
+    for (const auto& rank : result.ranks) compute += rank.compute_s;
+    r.compute_share = result.ranks.empty() || result.iteration_time_s <= 0
+                          ? 0
+                          : compute / static_cast<double>(result.ranks.size()) / result.iteration_time_s;
   } catch (const InputError& e) {
     r.reason = joined(e.problems());
   } catch (const std::exception& e) {

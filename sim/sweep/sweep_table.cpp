@@ -26,7 +26,7 @@ std::string header(const SweepSpec& spec) {
   std::string h = "point";
   for (const auto& v : spec.vary) h += "," + csv_field(v.key);
   return h +
-         ",strategy,status,iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,"
+         ",strategy,status,iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,compute_share,"
          "statistical_efficiency,time_per_token_s,winner,margin_to_runner_up,relative_to_winner,"
          "criterion,reason\n";
 }
@@ -39,12 +39,12 @@ std::string row(const SweepSpec& spec, const PointRun& run, const PointResult& r
   line += "," + csv_field(strategy.label) + (r.ok ? ",ok," : ",skipped,");
   const double effective = r.tokens_per_s * strategy.statistical_efficiency;
   if (r.ok)
-    line += fmt::format("{},{},{},{},{},{}", number(r.iteration_time_s), number(r.tokens_per_s),
-                        number(r.samples_per_s), number(r.bytes_per_step),
+    line += fmt::format("{},{},{},{},{},{},{}", number(r.iteration_time_s), number(r.tokens_per_s),
+                        number(r.samples_per_s), number(r.bytes_per_step), number(r.compute_share),
                         number(strategy.statistical_efficiency),
                         effective > 0 ? number(1 / effective) : "");
   else
-    line += fmt::format(",,,,{},", number(strategy.statistical_efficiency));
+    line += fmt::format(",,,,,{},", number(strategy.statistical_efficiency));
   line +=
       fmt::format(",{},{},{},{},{}\n", st.winner ? "true" : "false",
                   optional_number(st.margin_to_runner_up), optional_number(st.relative_to_winner),

@@ -1,6 +1,7 @@
 #include "sim/common/iteration_intervals.hpp"
 
 #include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -61,6 +62,23 @@ TEST_CASE("judged iterations: from the warm-up to the drain, with the fallbacks 
   CHECK(range(4, 0, 100) == std::pair<int, int>{0, 4});  // steady beyond the run is the run
   const auto unbounded = judged_iterations(5, 1);
   CHECK((unbounded.first == 1 && unbounded.last == 5));
+}
+
+// Moshpit's rounds alternate between its grid axes: intervals 1, 3, 1, 3, ... A median of single
+// intervals is 1 or 3 depending on where the judged ones start; the means of one cycle are 2
+// wherever they start.
+TEST_CASE("judged times: a Program's cycle is judged by the means of one cycle's intervals", "[core]") {
+  const std::vector<double> alternating{9, 1, 3, 1, 3, 1, 3, 1};  // step 0: the warm-up
+  const auto judged = judged_iterations(8, 1);
+  const auto singles = judged_times(alternating, judged, 1);
+  REQUIRE(singles.size() == 7);
+  CHECK(singles.front() == std::pair<int, double>{1, 1.0});
+  const auto cycles = judged_times(alternating, judged, 2);
+  REQUIRE(cycles.size() == 6);  // windows starting at 1 .. 6, each inside the judged 1 .. 7
+  for (const auto& [first, t] : cycles) CHECK(t == 2.0);
+  CHECK(cycles.back().first == 6);
+  // Fewer judged iterations than the cycle: the intervals themselves.
+  CHECK(judged_times(alternating, judged_iterations(8, 7), 2).size() == 1);
 }
 
 }  // namespace iteration_intervals_test

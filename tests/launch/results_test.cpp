@@ -115,6 +115,8 @@ TEST_CASE("results: iteration figures, medians without warm-up, bytes match the 
   CHECK(median_iteration_time(f, 0) == Approx(first < 1 ? 1.005 : 1.015));
   CHECK(median_iteration_time(f, 1, 3) == Approx(1.005));  // a drain from step 3: steps 1..2
   CHECK(median_iteration_time(f, 3, 2) == Approx(1.02));   // nothing steady after the warm-up
+  // A cycle of 2 (Moshpit's two grid axes): means of steps 1-2 and 2-3.
+  CHECK(median_iteration_time(f, 1, 4, 2) == Approx((1.005 + 1.015) / 2));
   CHECK(steady_steps(m, steps) == steps);  // a synchronous pipeline has no drain
   const auto j = emu_summary_json(s, p, m, f, {1, 10, 9, "p2p"});
   CHECK(j["steady_iterations"] == steps);

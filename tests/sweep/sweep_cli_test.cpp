@@ -92,7 +92,7 @@ TEST_CASE("geotrain sweep: table, resume, shards and merge", "[sweep][cli]") {
   CHECK(rows[0] ==
         "point,network.regions.intra.bandwidth,network.regions.intra.delay,devices.count,strategy,"
         "status,"
-        "iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,statistical_efficiency,time_"
+        "iteration_time_s,tokens_per_s,samples_per_s,bytes_per_step,compute_share,statistical_efficiency,time_"
         "per_token_s,"
         "winner,margin_to_runner_up,relative_to_winner,criterion,reason");
   CHECK(rows[1].rfind("0,100Mbps,1ms,4,ddp,ok,", 0) == 0);
