@@ -56,14 +56,7 @@ DType wire_dtype(const std::string& name) { return *parse_dtype(name); }
 // A pass over the whole model's fp32 weights costing `flops` and `bytes` per parameter.
 Op whole_model_op(const ModelSpec& m, ComputeKind kind, double flops, double bytes,
                   const char* label) {
-  ComputeOp op;
-  op.kind = kind;
-  op.micro_batch = -1;
-  op.layer_end = m.layers;
-  const double params = stage_params(m, 0, m.layers);
-  op.flops = flops * params;
-  op.memory_bytes = bytes * params;
-  return make_op(op, label);
+  return weights_pass_op(0, m.layers, stage_params(m, 0, m.layers), kind, flops, bytes, label);
 }
 
 // Element-wise pass over fp32 master weights: read two buffers, write one.
@@ -260,9 +253,7 @@ const StrategyRegistrar kDilocoRegistrar{{
     {"diloco",
      "DiLoCo / OpenDiLoCo: H local steps without communication, then the pseudo-gradient "
      "(weights before - after) is averaged and applied by an outer Nesterov SGD",
-     {integer_param("inner_steps", 50, 1, 1e6, "local (inner) steps H per outer round"),
-      number_param("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"),
-      number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
+     with_outer_step_params({integer_param("inner_steps", 50, 1, 1e6, "local (inner) steps H per outer round"),
       choice_param("wire_dtype", "fp32", dtype_names(),
                    "pseudo-gradient dtype on the wire"),
       choice_param("averaging", "wait-for-all", {"wait-for-all", "timeout", "moshpit"},
@@ -276,7 +267,7 @@ const StrategyRegistrar kDilocoRegistrar{{
                      "averaging timeout (hivemind's averaging_timeout)"),
       choice_param("algorithm", "ring", collective_algorithm_names(),
                    "all-reduce algorithm (wait-for-all)"),
-      compression_param()},
+      compression_param()}),
      [](const Scenario& s, Diagnostics& diag, int line) {
        data_parallel_check(s, diag, line);
        compression_check(s, diag, line, false);

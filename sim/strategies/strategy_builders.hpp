@@ -67,6 +67,14 @@ void add_local_steps(std::vector<Op>& ops, const Scenario& s, const MicroBatchin
                      int first = 0);
 // The stage's optimizer step ("optim s<stage>").
 Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end);
+// An element-wise pass over `params` fp32 weights of layers [layer_begin, layer_end) costing
+// `flops` and `bytes` per parameter (DiLoCo's pseudo-gradient and outer step over the whole
+// model, Streaming DiLoCo's over one fragment, the merge).
+Op weights_pass_op(int layer_begin, int layer_end, double params, ComputeKind kind, double flops, double bytes,
+                   std::string label);
+// DiLoCo's outer step parameters (diloco, streaming-diloco): outer_lr, outer_momentum, appended
+// to `own`.
+std::vector<ParamDecl> with_outer_step_params(std::vector<ParamDecl> own);
 // Divides summed gradients by the group size: element-wise over `bytes` of gradients
 // ("average ..."), flops = elements, memory = read + write.
 Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end,

@@ -120,6 +120,24 @@ Op optimizer_step(const Scenario& s, int stage, int layer_begin, int layer_end) 
                  fmt::format("optim s{}", stage));
 }
 
+Op weights_pass_op(int layer_begin, int layer_end, double params, ComputeKind kind, double flops, double bytes,
+                   std::string label) {
+  ComputeOp op;
+  op.kind = kind;
+  op.micro_batch = -1;
+  op.layer_begin = layer_begin;
+  op.layer_end = layer_end;
+  op.flops = flops * params;
+  op.memory_bytes = bytes * params;
+  return make_op(op, std::move(label));
+}
+
+std::vector<ParamDecl> with_outer_step_params(std::vector<ParamDecl> own) {
+  own.push_back(number_param("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"));
+  own.push_back(number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"));
+  return own;
+}
+
 Op averaging(const ModelSpec& m, double bytes, int stage, int layer_begin, int layer_end,
              std::string label) {
   ComputeOp op;

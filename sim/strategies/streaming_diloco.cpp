@@ -60,15 +60,7 @@ double fragment_params(const ModelSpec& m, const Fragment& f) {
 // An element-wise pass over a fragment's fp32 weights costing `flops` and `bytes` per parameter.
 Op fragment_op(const ModelSpec& m, const Fragment& f, ComputeKind kind, double flops, double bytes,
                std::string label) {
-  ComputeOp op;
-  op.kind = kind;
-  op.micro_batch = -1;
-  op.layer_begin = f.layer_begin;
-  op.layer_end = f.layer_end;
-  const double params = fragment_params(m, f);
-  op.flops = flops * params;
-  op.memory_bytes = bytes * params;
-  return make_op(op, std::move(label));
+  return weights_pass_op(f.layer_begin, f.layer_end, fragment_params(m, f), kind, flops, bytes, std::move(label));
 }
 
 // The fragment's pseudo-gradient in the wire dtype: its share of DiLoCo's whole-model bytes.
@@ -151,15 +143,13 @@ const StrategyRegistrar kStreamingDilocoRegistrar{{
     {"streaming-diloco",
      "Streaming DiLoCo: DiLoCo synchronized fragment by fragment, staggered over the H inner "
      "steps, each fragment's all-reduce overlapping the next overlap_steps inner steps",
-     {integer_param("inner_steps", 100, 1, 1e6, "inner steps H per round (each fragment syncs once)"),
+     with_outer_step_params({integer_param("inner_steps", 100, 1, 1e6, "inner steps H per round (each fragment syncs once)"),
       integer_param("fragments", 4, 1, 1e4, "fragments F: consecutive layer groups"),
       integer_param("overlap_steps", 1, 0, 1e6, "inner steps tau an exchange overlaps before its update lands"),
-      number_param("outer_lr", 0.7, 0, 1e3, "outer SGD learning rate"),
-      number_param("outer_momentum", 0.9, 0, 1, "outer Nesterov momentum"),
       number_param("mixing", 0.5, 0, 1, "merge: share of the locally trained weights (the paper's alpha)"),
       choice_param("wire_dtype", "fp32", dtype_names(), "pseudo-gradient dtype on the wire"),
       choice_param("algorithm", "ring", collective_algorithm_names(), "all-reduce algorithm"),
-      compression_param()},
+      compression_param()}),
      streaming_check},
     StrategyLayout::data_parallel, build_streaming_diloco}};
 

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <string>
 
-#include "emu/worker/profile_ops.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
+#include "tests/support/profile_worker_stand_in.hpp"
 #include "tests/support/remove_at_exit.hpp"
 #include "tests/support/shell.hpp"
 
@@ -37,29 +37,13 @@ double chosen_time(geotrain::ComputeKind k) {
 // A geotrain-worker stand-in in `dir` answering every distinct op of ddp_ring_2 with its chosen
 // time (wall = CPU), and rank 0's compute per iteration under those times.
 std::pair<std::string, double> fake_worker(const std::string& dir) {
-  const auto s = geotrain::load_scenario(kRing2, {});
-  const auto program = geotrain::build_program(s);
-  nlohmann::json ops = nlohmann::json::array();
-  for (const auto& site : geotrain::distinct_compute_ops(program)) {
-    const auto& op = *program.ranks.at(static_cast<std::size_t>(site.rank))
-                          .at(static_cast<std::size_t>(site.op))
-                          .as<geotrain::ComputeOp>();
-    const double t = chosen_time(op.kind);
-    ops.push_back({{"rank", site.rank}, {"op", site.op}, {"samples_s", {t, t}}, {"cpu_samples_s", {t, t}}});
-  }
+  const auto program = geotrain::build_program(geotrain::load_scenario(kRing2, {}));
   double compute = 0;
   for (const auto& op : program.ranks.at(0))
     if (const auto* c = op.as<geotrain::ComputeOp>()) compute += chosen_time(c->kind);
-  std::ofstream(dir + "/times.json") << nlohmann::json{{"format", "geotrain-profile-times"}, {"version", 1},
-                                                       {"device", "cpu"}, {"torch", "stand-in"},
-                                                       {"threads", 1}, {"ops", ops}}
-                                            .dump();
-  const std::string script = dir + "/fake-worker";
-  std::ofstream(script) << "#!/bin/sh\n"
-                           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
-                           "cp '" << dir << "/times.json' \"$out/profile_times.json\"\n";
-  fs::permissions(script, fs::perms::owner_all);
-  return {script, compute};
+  return {geotrain::test::profile_worker_stand_in(dir, program,
+                                                  [](const geotrain::ComputeOp& op) { return chosen_time(op.kind); }),
+          compute};
 }
 
 std::string text_of(const std::string& path) {

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "emu/worker/profile_ops.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/strategies/strategy_registry.hpp"
+#include "tests/support/profile_worker_stand_in.hpp"
 #include "tests/support/remove_at_exit.hpp"
 #include "tests/support/shell.hpp"
 
@@ -36,30 +36,11 @@ std::string fresh(const std::string& name) {
 // A geotrain-worker stand-in in `dir`: it copies an answer that times every forward and
 // backward op of ddp_ring_2 at `rate` flop/s (the optimizer at 1 ms) into its --out folder.
 std::string fake_worker(const std::string& dir, double rate) {
-  const auto s = geotrain::load_scenario(kRing2, {});
-  const auto program = geotrain::build_program(s);
-  nlohmann::json ops = nlohmann::json::array();
-  for (const auto& site : geotrain::distinct_compute_ops(program)) {
-    const auto& op = *program.ranks.at(static_cast<std::size_t>(site.rank))
-                          .at(static_cast<std::size_t>(site.op))
-                          .as<geotrain::ComputeOp>();
-    const bool counted = op.kind == geotrain::ComputeKind::forward || op.kind == geotrain::ComputeKind::backward;
-    const double t = counted ? op.flops / rate : 1e-3;
-    ops.push_back({{"rank", site.rank}, {"op", site.op}, {"samples_s", {t, t}}, {"cpu_samples_s", {t, t}}});
-  }
-  std::ofstream(dir + "/times.json") << nlohmann::json{{"format", "geotrain-profile-times"},
-                                                       {"version", 1},
-                                                       {"device", "cpu"},
-                                                       {"torch", "stand-in"},
-                                                       {"threads", 1},
-                                                       {"ops", ops}}
-                                            .dump();
-  const std::string script = dir + "/fake-worker";
-  std::ofstream(script) << "#!/bin/sh\n"
-                           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
-                           "cp '" << dir << "/times.json' \"$out/profile_times.json\"\n";
-  fs::permissions(script, fs::perms::owner_all);
-  return script;
+  return geotrain::test::profile_worker_stand_in(
+      dir, geotrain::build_program(geotrain::load_scenario(kRing2, {})), [rate](const geotrain::ComputeOp& op) {
+        const bool counted = op.kind == geotrain::ComputeKind::forward || op.kind == geotrain::ComputeKind::backward;
+        return counted ? op.flops / rate : 1e-3;
+      });
 }
 
 nlohmann::json read_json(const std::string& path) {
