@@ -25,21 +25,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-RATES = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
-         "bit/s": 1, "kbit/s": 1e3, "mbit/s": 1e6, "gbit/s": 1e9}
-BYTE_RATES = {"Bps": 8, "kBps": 8e3, "KBps": 8e3, "MBps": 8e6, "GBps": 8e9, "TBps": 8e12}
-
+from plot_sweep import numeric  # noqa: E402  (same folder)
 
 def bits_per_s(text):
-    """'14.7Mbps' -> 1.47e7 (bit/s); None when not a rate."""
-    m = re.fullmatch(r"\s*([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]+)\s*", text)
-    if not m:
-        return None
-    value, unit = float(m.group(1)), m.group(2)
-    if unit in BYTE_RATES:
-        return value * BYTE_RATES[unit]
-    scale = RATES.get(unit.lower())
-    return None if scale is None else value * scale
+    """'14.7Mbps' -> 1.47e7 (bit/s); None when not a rate (plot_sweep's units)."""
+    return numeric(text) if re.search(r"(bps|bit/s|Bps)\s*$", text) else None
 
 
 def read(sweep_dir):

@@ -23,13 +23,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 from plot_decentralized import steps_per_iteration  # noqa: E402  (same folder)
 
 
-def read(results):
-    runs = []
+def emu_summaries(results):
+    """(run folder, its summary.json) of every emulation one level below `results`, by name."""
     for summary in sorted(Path(results).glob("*/summary.json")):
         s = json.loads(summary.read_text())
-        if s.get("format") != "geotrain-emu-summary":
-            continue
-        name = summary.parent.name
+        if s.get("format") == "geotrain-emu-summary":
+            yield summary.parent, s
+
+
+def read(results):
+    runs = []
+    for folder, s in emu_summaries(results):
+        name = folder.name
         h = steps_per_iteration(name)
         times = s["iteration_times_s"]
         loss = s["loss"]

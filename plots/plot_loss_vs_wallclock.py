@@ -12,7 +12,6 @@ scripts/run_lowcomm_emu.sh writes them. Writes into RESULTS_DIR:
   loss_vs_wallclock.png  loss against wall-clock, and against inner steps
 """
 import csv
-import json
 import re
 import sys
 from itertools import accumulate
@@ -23,24 +22,23 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_decentralized_emu import emu_summaries  # noqa: E402  (same folder)
+
 
 def read(results):
     runs = []
-    for summary in sorted(Path(results).glob("*/summary.json")):
-        s = json.loads(summary.read_text())
-        if s.get("format") != "geotrain-emu-summary":
-            continue
+    for folder, s in emu_summaries(results):
         # Two facts of the scenario as run (matplotlib is this folder's only dependency, so no
         # YAML parser): the global batch and the compression kind, in either YAML style.
-        scenario = (summary.parent / "scenario.yaml").read_text()
+        scenario = (folder / "scenario.yaml").read_text()
         batch = re.search(r"global_batch:\s*([0-9]+)", scenario)
         kind = re.search(r"compression:\s*(?:\{\s*|\n\s*)kind:\s*([a-z0-9]+)", scenario)
         if not batch:
-            sys.exit(f"{summary.parent}/scenario.yaml: no training.global_batch")
+            sys.exit(f"{folder}/scenario.yaml: no training.global_batch")
         compression = kind.group(1) if kind else "none"
         # An iteration is a round of H inner steps: its sequences over the global batch.
         steps = round(s["sequences_per_iteration"] / int(batch.group(1)))
-        runs.append({"run": summary.parent.name, "strategy": s["strategy"], "compression": compression,
+        runs.append({"run": folder.name, "strategy": s["strategy"], "compression": compression,
                      "steps": steps, "times": s["iteration_times_s"], "loss": s["loss"],
                      "bytes": s["bytes"].get("counted_per_iteration")})
     return runs

@@ -69,28 +69,34 @@ double total(const std::map<std::pair<int, int>, double>& bytes) {
   return sum;
 }
 
+// Writes `text` to DIR.yaml, simulates one iteration into DIR-sim and emulates two steps on
+// loopback (the real worker, as nobody when root) into DIR-emu; all three removed at exit.
+void simulate_and_emulate(const std::string& dir, const std::string& text) {
+  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const std::string file = dir + ".yaml";
+  geotrain::test::remove_at_exit(file);
+  std::ofstream(file) << text;
+  const auto sim = geotrain::test::sh(kBin + " simulate " + file + " --iterations 1 --no-trace --out " + dir + "-sim 2>&1");
+  INFO(sim.out);
+  REQUIRE(sim.status == 0);
+  geotrain::test::remove_at_exit(dir + "-sim");
+  const auto emu = geotrain::test::sh(as_user + kBin + " emulate " + file + " --unshaped --steps 2 --out " + dir + "-emu 2>&1");
+  INFO(emu.out);
+  REQUIRE(emu.status == 0);
+  geotrain::test::remove_at_exit(dir + "-emu");
+}
+
 }  // namespace
 
 TEST_CASE("compressed exchanges: simulated bytes = emulated bytes for every kind",
           "[emu][launch][unshaped][worker][compression]") {
-  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
   std::map<std::string, double> per_iteration;
   for (const auto& [strategy, kind] : std::vector<std::pair<std::string, std::string>>{
            {"ddp-allreduce", "none"}, {"ddp-allreduce", "int8"}, {"ddp-allreduce", "fp4"},
            {"ddp-allreduce", "topk"}, {"diloco", "topk"}}) {
     INFO(strategy << " compression " << kind);
     const std::string dir = geotrain::test::process_temp_path("geotrain-compression-" + strategy + "-" + kind);
-    const std::string file = dir + ".yaml";
-    geotrain::test::remove_at_exit(file);
-    std::ofstream(file) << scenario_text(strategy, kind);
-    const auto sim = geotrain::test::sh(kBin + " simulate " + file + " --iterations 1 --no-trace --out " + dir + "-sim 2>&1");
-    INFO(sim.out);
-    REQUIRE(sim.status == 0);
-    geotrain::test::remove_at_exit(dir + "-sim");
-    const auto emu = geotrain::test::sh(as_user + kBin + " emulate " + file + " --unshaped --steps 2 --out " + dir + "-emu 2>&1");
-    INFO(emu.out);
-    REQUIRE(emu.status == 0);
-    geotrain::test::remove_at_exit(dir + "-emu");
+    simulate_and_emulate(dir, scenario_text(strategy, kind));
     const auto simulated = collective_bytes(dir + "-sim/ops.csv", 0);
     REQUIRE(simulated.size() == 3);  // one collective per rank
     for (int step : {0, 1}) {
@@ -132,25 +138,14 @@ TEST_CASE("compressed exchanges: simulated bytes = emulated bytes for every kind
 // every rank sends the simulator's bytes, in both rounds.
 TEST_CASE("compressed exchanges: streaming-diloco's overlapped fragments, simulated bytes = emulated bytes",
           "[emu][launch][unshaped][worker][compression][streaming]") {
-  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
   for (const std::string kind : {"int8", "fp4", "topk"}) {
     INFO("compression " << kind);
     const std::string dir = geotrain::test::process_temp_path("geotrain-compression-streaming-" + kind);
-    const std::string file = dir + ".yaml";
-    geotrain::test::remove_at_exit(file);
     auto text = scenario_text("streaming-diloco", kind);
     const std::string strategy_line = "strategy: {name: streaming-diloco, ";
     text.replace(text.find(strategy_line), strategy_line.size(),
                  strategy_line + "inner_steps: 4, fragments: 2, overlap_steps: 1, ");
-    std::ofstream(file) << text;
-    const auto sim = geotrain::test::sh(kBin + " simulate " + file + " --iterations 1 --no-trace --out " + dir + "-sim 2>&1");
-    INFO(sim.out);
-    REQUIRE(sim.status == 0);
-    geotrain::test::remove_at_exit(dir + "-sim");
-    const auto emu = geotrain::test::sh(as_user + kBin + " emulate " + file + " --unshaped --steps 2 --out " + dir + "-emu 2>&1");
-    INFO(emu.out);
-    REQUIRE(emu.status == 0);
-    geotrain::test::remove_at_exit(dir + "-emu");
+    simulate_and_emulate(dir, text);
     const auto simulated = collective_bytes(dir + "-sim/ops.csv", 0);
     REQUIRE(simulated.size() == 6);  // two fragment exchanges per rank
     for (int step : {0, 1}) CHECK(collective_bytes(dir + "-emu/ops.csv", step) == simulated);
