@@ -46,8 +46,12 @@ void PendingOps::complete_all() {
 
 void PendingOps::complete_collectives() {
   std::vector<int> open;
-  for (const auto& [i, p] : pending_)
-    if (p.future.valid()) open.push_back(i);
+  for (const auto& [i, p] : pending_) {
+    // A pseudo-gradient exchange overlaps the inner steps by design (Streaming DiLoCo): only
+    // its own Wait completes it.
+    const auto* c = ctx_.op(i).as<CollectiveOp>();
+    if (p.future.valid() && !(c && c->payload == Payload::pseudo_gradient)) open.push_back(i);
+  }
   for (int i : open) complete(i);
 }
 

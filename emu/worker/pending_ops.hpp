@@ -37,7 +37,9 @@ class PendingOps {
   // is not pending.
   void complete(int i);
   void complete_all();          // the ops the Program never waited for, at the end of the step
-  void complete_collectives();  // the gradient syncs left open, before an optimizer step
+  // The gradient syncs left open, before an optimizer step (not an overlapped pseudo-gradient
+  // exchange: Streaming DiLoCo's completes at its Wait, inner steps later).
+  void complete_collectives();
 
  private:
   RankContext& ctx_;

@@ -229,6 +229,32 @@ TEST_CASE("streaming-diloco: two overlapped fragments move their Program bytes a
   CHECK(fingerprint(c, 0) != fingerprint(c, 1));
 }
 
+// The exchange really overlaps the inner steps: rank 1 computes 20 times slower (a device
+// slowdown), so it posts its fragment's all-reduce long after rank 0. Rank 0 meanwhile runs the
+// next inner step to its end (forward, backward, optimizer) and waits only at the fragment's
+// Wait: its optimizer step ends before rank 1 has even posted. (An optimizer that waited for the
+// open exchange would end after it.) A matter of order, not of speed: rank 1's slowed step takes
+// 20 of rank 0's.
+TEST_CASE("streaming-diloco: the inner steps run on while the fragment's exchange waits for a slow peer",
+          "[worker][decentralized][streaming]") {
+  const Case c = run_scenario("diloco_2", 1,
+                              {"strategy={name: streaming-diloco, inner_steps: 4, fragments: 2, overlap_steps: 1}",
+                               "devices.overrides=[{id: 1, slowdown: 20}]"});
+  const auto& ops = c.job.program.ranks[0];
+  const auto index = [&](const std::string& label) {
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].label == label) return static_cast<int>(i);
+    FAIL("no op " << label);
+    return -1;
+  };
+  const auto rank0 = read_op_times(rank_dir(c, 0));
+  const auto rank1 = read_op_times(rank_dir(c, 1));
+  const double rank0_optimizer_end = rank0.at({0, index("optim h1")}).second;
+  const double rank1_posts = rank1.at({0, index("allreduce fragment 0")}).first;
+  CHECK(rank0_optimizer_end < rank1_posts);
+  CHECK(rank0.at({0, index("wait fragment 0")}).second >= rank1_posts);  // the Wait is where it waits
+}
+
 TEST_CASE("diloco with an averaging timeout: partial reduce of fp16 pseudo-gradients among the ready workers",
           "[worker][decentralized]") {
   const Case c = run_scenario("diloco_timeout_3", 4);
