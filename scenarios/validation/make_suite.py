@@ -111,6 +111,29 @@ DYNAMIC = {
 DYNAMIC_NETWORKS = ("case5", "case5_w8", "case5_w16")
 
 
+# Low-communication training as it is done now (issue 33), each at 4, 8 and 16 workers on DT-FM case
+# 5's cities, DiLoCo's round of 4 inner steps as in diloco_h4: its pseudo-gradient compressed
+# (int8 blocks of 64, fp4 blocks of 32, top-k 3 % with error feedback; docs/compression.md),
+# averaged by hivemind's butterfly all-reduce or Moshpit's rotating groups
+# (docs/hivemind-averaging.md), or synchronized in 2 fragments whose exchange overlaps one inner
+# step (Streaming DiLoCo, docs/streaming-diloco.md).
+LOW_COMM = {
+    "diloco_int8": ("DiLoCo H = 4, int8 pseudo-gradient (ring, requantized at each hop, blocks of 64)",
+                    "  name: diloco\n  inner_steps: 4\n  compression: {kind: int8, block: 64}\n"),
+    "diloco_fp4": ("DiLoCo H = 4, fp4 (e2m1) pseudo-gradient (ring, requantized at each hop, blocks of 32)",
+                   "  name: diloco\n  inner_steps: 4\n  compression: {kind: fp4, block: 32}\n"),
+    "diloco_topk": ("DiLoCo H = 4, top-k 3 % of the pseudo-gradient with error feedback (all-gather)",
+                    "  name: diloco\n  inner_steps: 4\n  compression: {kind: topk, density: 0.03}\n"),
+    "diloco_butterfly": ("DiLoCo H = 4, hivemind's butterfly all-reduce (parts by hivemind's load balancing)",
+                         "  name: diloco\n  inner_steps: 4\n  algorithm: butterfly\n"),
+    "diloco_moshpit": ("DiLoCo H = 4, Moshpit averaging (a seeded 2-axis grid, groups along one axis per round)",
+                       "  name: diloco\n  inner_steps: 4\n  averaging: moshpit\n"),
+    "streaming_diloco": ("Streaming DiLoCo H = 4, 2 fragments, each exchange overlapping 1 inner step",
+                         "  name: streaming-diloco\n  inner_steps: 4\n  fragments: 2\n  overlap_steps: 1\n"),
+}
+LOW_COMM_NETWORKS = ("case5", "case5_w8", "case5_w16")
+
+
 def dynamic_sections(variant, workers):
     extra = DYNAMIC[variant][2]
     if extra == "CHURN":
@@ -135,6 +158,7 @@ def suite():
     cases += [(v, f"{c}_w{w}") for v in LARGER for c in ("case3", "case4", "case5") for w in (8, 16)]
     cases += [(v, f"{c}_mini") for v in MINI for c in ("case3", "case4", "case5")]
     cases += [(v, n) for v in DYNAMIC for n in DYNAMIC_NETWORKS]
+    cases += [(v, n) for v in LOW_COMM for n in LOW_COMM_NETWORKS]
     return cases
 
 
@@ -158,7 +182,12 @@ def workers_of(net):
 
 
 def scenario(variant, network):
-    what, strategy, placement = VARIANTS[variant] if variant in VARIANTS else DYNAMIC[variant][:2] + (None,)
+    if variant in VARIANTS:
+        what, strategy, placement = VARIANTS[variant]
+    elif variant in LOW_COMM:
+        what, strategy, placement = LOW_COMM[variant] + (None,)
+    else:
+        what, strategy, placement = DYNAMIC[variant][:2] + (None,)
     net = NETWORKS[network]
     workers = workers_of(net)
     replicas = workers // 2
