@@ -2,7 +2,7 @@
 # Loss against wall-clock of DiLoCo's low-communication variants (scenarios/lowcomm: 8 gpt-tiny
 # workers, every pair 100 ms one way at 100 Mbit/s, links not scaled): emulates each for real
 # (root: namespaces and shaped links), then plots. About 1-2 min per run on 2 cores.
-#   sudo scripts/run_lowcomm_emu.sh [build dir] [results dir]
+#   sudo scripts/run_lowcomm_emu.sh [build dir] [results dir]   (committed: results/reference/lowcomm_emu)
 set -eu
 build=${1:-build}
 out=${2:-results/lowcomm_emu}
