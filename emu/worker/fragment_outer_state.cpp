@@ -56,7 +56,7 @@ void FragmentOuterState::run(int i) {
   auto global = global_.narrow(0, offset, elements);
   switch (role_.at(static_cast<std::size_t>(i))) {
     case Role::pseudo_gradient:
-      buffers_[offset] = global - state_.weights_slice(offset, elements);
+      buffers_[offset] = pseudo_gradient(offset, elements);
       return;
     case Role::outer_step: {
       const auto it = buffers_.find(offset);
@@ -84,7 +84,18 @@ void FragmentOuterState::run(int i) {
 void FragmentOuterState::prepare(int i) {
   const auto [offset, elements] = range_.at(static_cast<std::size_t>(i));
   if (role_.at(static_cast<std::size_t>(i)) == Role::outer_step && !buffers_.count(offset))
-    buffers_[offset] = global_.narrow(0, offset, elements) - state_.weights_slice(offset, elements);
+    buffers_[offset] = pseudo_gradient(offset, elements);
+}
+
+torch::Tensor FragmentOuterState::pseudo_gradient(std::int64_t offset, std::int64_t elements) {
+  return global_.narrow(0, offset, elements) - state_.weights_slice(offset, elements);
+}
+
+std::unique_ptr<FragmentOuterState> FragmentOuterState::for_program(const Program& program, int rank,
+                                                                     StageState& state) {
+  const auto& outer = program.outer_step;
+  if (!outer || !outer->fragmented) return nullptr;
+  return std::make_unique<FragmentOuterState>(program.ranks.at(static_cast<std::size_t>(rank)), *outer, state, rank);
 }
 
 torch::Tensor FragmentOuterState::buffer_of(int i) const {

@@ -15,6 +15,7 @@
 // same averaged buffer.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,8 @@ class FragmentOuterState {
  public:
   // Throws InputError naming the op when an op of the fragments' protocol is out of place.
   FragmentOuterState(const std::vector<Op>& ops, const OuterStep& outer, StageState& state, int rank);
+  // Rank `rank`'s state when the Program's outer step is fragmented, else null.
+  static std::unique_ptr<FragmentOuterState> for_program(const Program& program, int rank, StageState& state);
 
   // Whether Compute op `i` is one of the fragments' (pseudo-gradient, outer step, merge).
   bool runs(int i) const {
@@ -47,6 +50,8 @@ class FragmentOuterState {
  private:
   enum class Role { none, pseudo_gradient, exchange, outer_step, merge };
   using Range = std::pair<std::int64_t, std::int64_t>;  // offset, elements
+
+  torch::Tensor pseudo_gradient(std::int64_t offset, std::int64_t elements);  // global - local
 
   StageState& state_;
   OuterStep outer_;

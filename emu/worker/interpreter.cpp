@@ -54,8 +54,7 @@ Interpreter::Interpreter(const WorkerJob& job, const WorkerOptions& options, Clu
     slowdown_ = job.slowdown_of_rank[static_cast<std::size_t>(options.rank)];
   // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (an `other` Compute op).
   // Streaming DiLoCo's fragments keep their own state and ops instead.
-  const auto& outer = job.program.outer_step;
-  if (outer && outer->fragmented) fragments_ = std::make_unique<FragmentOuterState>(ops_, *outer, state_, options.rank);
+  fragments_ = FragmentOuterState::for_program(job.program, options.rank, state_);
   const auto phase = pseudo_gradient_phase(ops_);
   pseudo_gradient_op_.assign(ops_.size(), false);
   for (std::size_t i = 0; i < ops_.size(); ++i) {

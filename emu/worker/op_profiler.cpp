@@ -51,8 +51,7 @@ class StageProfiler {
         pseudo_gradient_(ops_.size(), false) {
     // DiLoCo's pseudo-gradient op: the first op of a pseudo-gradient phase (as the interpreter).
     // Streaming DiLoCo's fragments keep their own state and ops (as the interpreter).
-    const auto& outer = job.program.outer_step;
-    if (outer && outer->fragmented) fragments_ = std::make_unique<FragmentOuterState>(ops_, *outer, state_, rank);
+    fragments_ = FragmentOuterState::for_program(job.program, rank, state_);
     const auto phase = pseudo_gradient_phase(ops_);
     for (std::size_t i = 0; i < ops_.size(); ++i)
       pseudo_gradient_[i] = !fragments_ && phase[i] && (i == 0 || !phase[i - 1]);

@@ -43,11 +43,7 @@ void StageState::set_weights(const torch::Tensor& flat) {
   if (flat.numel() != stage_.parameter_count())
     throw Error(fmt::format("rank {}: {} weights for a stage of {} parameters", rank_, flat.numel(),
                             stage_.parameter_count()));
-  std::int64_t offset = 0;
-  for (auto& p : stage_.parameters()) {
-    p.detach().copy_(flat.narrow(0, offset, p.numel()).view_as(p));
-    offset += p.numel();
-  }
+  set_weights_slice(0, flat);
 }
 
 // Visits the parameters that overlap [offset, offset + elements): f(parameter's flat view, its

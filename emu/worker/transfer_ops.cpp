@@ -224,13 +224,11 @@ torch::Tensor TransferOps::compressed_buffer(int i, const CollectiveOp& c) {
 // residual is named by payload and slice, so DiLoCo's per-membership averages share one.
 void TransferOps::encode(int i) {
   const auto& c = *ctx_.op(i).as<CollectiveOp>();
-  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
-  exchanges_[i].encode(c, n, ctx_.cluster.position(c.group), compressed_buffer(i, c),
-                       residuals_[{static_cast<int>(c.payload), c.payload == Payload::weights ? 0 : grad_cursor_}]);
+  encode(i, compressed_buffer(i, c), c.payload == Payload::weights ? 0 : grad_cursor_);
 }
 
-// Runs on the group's thread like any collective; blocking (program validation), so the decoder
-// that follows finds it done.
+// Runs on the group's thread like any collective; the decoder comes after it completes (right
+// after a blocking one, after the Wait of a nonblocking one: program validation).
 PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c, bool cursor) {
   if (ctx_.options.library_collectives)
     throw InputError(fmt::format("Program rank {} op {} ('{}'): compression {} needs the Program's ring "
@@ -252,14 +250,13 @@ PendingOp TransferOps::compressed_collective(int i, const CollectiveOp& c, bool 
 // The decoder writes the average where the collective's buffer was (the cursor has moved past it).
 void TransferOps::decode(int i) {
   const auto& c = *ctx_.op(i).as<CollectiveOp>();
-  const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
-  const auto average = exchanges_.at(i).decode(c, n);
   if (c.payload == Payload::weights) {
-    state_.set_weights(average.to(ctx_.device.compute()));
+    const int n = static_cast<int>(ctx_.job.program.group(c.group).ranks.size());
+    state_.set_weights(exchanges_.at(i).decode(c, n).to(ctx_.device.compute()));
     return;
   }
   const auto elements = static_cast<std::int64_t>(compressed_elements(c));
-  state_.flat_grad().narrow(0, grad_cursor_ - elements, elements).copy_(average);
+  decode(i, state_.flat_grad().narrow(0, grad_cursor_ - elements, elements));
 }
 
 void TransferOps::encode(int i, const torch::Tensor& buffer, std::int64_t residual_at) {

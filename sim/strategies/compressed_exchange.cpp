@@ -127,22 +127,30 @@ void compression_check(const Scenario& s, Diagnostics& diag, int line, bool aver
                fmt::format("compression {} needs the Program's own send/recv ring (expected p2p or nccl)", kind));
 }
 
-void add_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int n, int layers) {
-  if (c.compression.kind == CompressionKind::none) {
-    ops.push_back(make_op(c, std::move(label)));
-    return;
-  }
-  const char* kind = to_string(c.compression.kind);
+namespace {
+
+// The codec ops of compressed collective `c` (kind not none) over `n` members.
+Op encoder_op(const CollectiveOp& c, int n, int layers) {
   const CodecCost cost = codec_cost(c, n);
-  ops.push_back(codec_op(cost.encode_flops, cost.encode_bytes, layers, fmt::format("compress {}", kind)));
+  return codec_op(cost.encode_flops, cost.encode_bytes, layers, fmt::format("compress {}", to_string(c.compression.kind)));
+}
+
+Op decoder_op(const CollectiveOp& c, int n, int layers) {
+  const CodecCost cost = codec_cost(c, n);
+  return codec_op(cost.decode_flops, cost.decode_bytes, layers, fmt::format("decompress {}", to_string(c.compression.kind)));
+}
+
+}  // namespace
+
+void add_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int n, int layers) {
+  const bool compressed = c.compression.kind != CompressionKind::none;
+  if (compressed) ops.push_back(encoder_op(c, n, layers));
   ops.push_back(make_op(c, std::move(label)));
-  ops.push_back(codec_op(cost.decode_flops, cost.decode_bytes, layers, fmt::format("decompress {}", kind)));
+  if (compressed) ops.push_back(decoder_op(c, n, layers));
 }
 
 int start_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string label, int n, int layers) {
-  if (c.compression.kind != CompressionKind::none)
-    ops.push_back(codec_op(codec_cost(c, n).encode_flops, codec_cost(c, n).encode_bytes, layers,
-                           fmt::format("compress {}", to_string(c.compression.kind))));
+  if (c.compression.kind != CompressionKind::none) ops.push_back(encoder_op(c, n, layers));
   ops.push_back(make_op(c, std::move(label), true));
   return static_cast<int>(ops.size()) - 1;
 }
@@ -150,10 +158,7 @@ int start_exchange(std::vector<Op>& ops, const CollectiveOp& c, std::string labe
 void finish_exchange(std::vector<Op>& ops, int collective, std::string wait_label, int n, int layers) {
   const CollectiveOp c = *ops.at(static_cast<std::size_t>(collective)).as<CollectiveOp>();
   ops.push_back(make_wait({collective}, std::move(wait_label)));
-  if (c.compression.kind == CompressionKind::none) return;
-  const CodecCost cost = codec_cost(c, n);
-  ops.push_back(codec_op(cost.decode_flops, cost.decode_bytes, layers,
-                         fmt::format("decompress {}", to_string(c.compression.kind))));
+  if (c.compression.kind != CompressionKind::none) ops.push_back(decoder_op(c, n, layers));
 }
 
 }  // namespace geotrain
