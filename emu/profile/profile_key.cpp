@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
 #include <set>
 
 #include "emu/worker/profile_ops.hpp"
+#include "sim/program/compression.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 #include "sim/workload/compute_profile.hpp"
 
@@ -35,15 +37,35 @@ PlannedProfileKey planned_profile_key(const Scenario& s, const std::string& devi
                                  s.model.preset, at.layers, at.d_model, at.heads, at.seq_len, at.vocab, at.dtype);
   text += fmt::format("optimizer {}\ndevice {}\ntorch_threads {}\n", at.optimizer, device,
                       threads > 0 ? threads : s.emulation.torch_threads);
-  // Sorted, so the order the strategy emits its ops in does not matter.
-  std::set<std::string> ops;
+  // Sorted, so the order the strategy emits its ops in does not matter. An `other` op (a codec's
+  // encode or decode, an averaging step) is told apart from another of the same stage, layers and
+  // sequences by its flops, as the profile tells them apart; the flops join its line only then,
+  // so the keys of scenarios with one such op per site stay what they were.
+  std::map<std::string, std::set<double>> flops_of_line;
   for (const auto& site : distinct_compute_ops(program)) {
     const auto& c = *program.ranks.at(static_cast<std::size_t>(site.rank))
                          .at(static_cast<std::size_t>(site.op))
                          .as<ComputeOp>();
-    ops.insert(fmt::format("op {} stage {} layers [{}, {}) sequences {:g}\n", to_string(c.kind), c.stage,
-                           c.layer_begin, c.layer_end, c.sequences));
+    flops_of_line[fmt::format("op {} stage {} layers [{}, {}) sequences {:g}", to_string(c.kind), c.stage,
+                              c.layer_begin, c.layer_end, c.sequences)]
+        .insert(c.flops);
   }
+  std::set<std::string> ops;
+  for (const auto& [line, flops] : flops_of_line) {
+    if (flops.size() == 1) {
+      ops.insert(line + "\n");
+      continue;
+    }
+    for (const double f : flops) ops.insert(fmt::format("{} flops {:g}\n", line, f));
+  }
+  // The codec an exchange runs: its encode and decode are `other` ops whose flops the cost model
+  // gives alike for int8 and fp4, but the worker times the codec's own code.
+  for (const auto& rank_ops : program.ranks)
+    for (const auto& op : rank_ops)
+      if (const auto* c = op.as<CollectiveOp>(); c && c->compression.kind != CompressionKind::none)
+        ops.insert(fmt::format("codec {} block {} density {:g} error_feedback {} element_bytes {}\n",
+                               to_string(c->compression.kind), c->compression.block, c->compression.density,
+                               c->compression.error_feedback, c->compression.element_bytes));
   for (const auto& op : ops) text += op;
   return {text, fmt::format("{:016x}", fnv1a64(text))};
 }

@@ -1,0 +1,54 @@
+// Which planned profile serves which scenario (emu/profile/profile_key): cases that need the same
+// measurements share a key, cases that need others do not. The codec cases are the ones that
+// found the gap: an int8 encode and its decode are both `other` ops of stage 0 over the whole
+// model, told apart only by their flops, which also grow with the group's size.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "emu/profile/profile_key.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+namespace planned_profile_key_test {
+
+namespace {
+
+geotrain::profile::PlannedProfileKey key_of(const std::string& validation_case) {
+  const auto s = geotrain::load_scenario(
+      std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/validation/" + validation_case + ".yaml", {});
+  return geotrain::profile::planned_profile_key(s, "cpu", 0);
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("planned profile key: one key for a strategy's 4, 8 and 16 workers when its ops are alike",
+          "[compare][plan]") {
+  const auto four = key_of("ddp_ring__case5");
+  CHECK(four.hash == key_of("ddp_ring__case5_w8").hash);
+  CHECK(four.hash == key_of("ddp_ring__case5_w16").hash);
+  CHECK(four.hash.size() == 16);
+  CHECK(count_of(four.text, "\nop ") == 3);  // forward, backward, optimizer
+  // DiLoCo's one averaging step per site keeps the line it always had (its profile is reused).
+  const auto diloco = key_of("diloco_h4__case5");
+  CHECK(count_of(diloco.text, "op other stage 0 layers [0, 4) sequences 0\n") == 1);
+  CHECK(count_of(diloco.text, "flops") == 0);
+}
+
+TEST_CASE("planned profile key: a codec's encode and decode are two ops, and their flops follow the group",
+          "[compare][plan]") {
+  const auto four = key_of("diloco_int8__case5");
+  const auto sixteen = key_of("diloco_int8__case5_w16");
+  CHECK(count_of(four.text, "op other stage 0 layers [0, 4) sequences 0 flops ") >= 2);
+  CHECK(count_of(four.text, "op other stage 0 layers [0, 4) sequences 0\n") == 0);
+  CHECK(four.hash != sixteen.hash);
+  CHECK(four.hash != key_of("diloco_fp4__case5").hash);
+  CHECK(key_of("diloco_topk__case5").hash != four.hash);
+}
+
+}  // namespace planned_profile_key_test
