@@ -16,6 +16,9 @@ struct PlanRow {
   double planned_mean_s = 0, planning_mean_error_pct = 0;
   double planned_spread_pct = 0;  // (slowest - fastest) / median over the prediction's seeds
   int host_cores = 0;             // modelled shared cores (0: a device per rank)
+  // The judged run's compute seconds over the planned profile's for the same ops (diagnostic only:
+  // how fast the run's machine computed against the profile's; 0 unknown).
+  double run_compute_ratio = 0;
   std::string profile;            // the planned profile's file name
 };
 
@@ -26,6 +29,12 @@ struct PlanStats {
   int within_5_pct = 0, within_10_pct = 0;
 };
 PlanStats plan_stats(const std::vector<double>& errors_pct);
+
+// Runs that computed within this fraction of their planned profile's speed form a group of their
+// own in the table ("runs at the profile's speed"): the planning error with the machine's speed
+// out of it, which a plan cannot know (docs/validation.md, "What the planning error is made of").
+inline constexpr double kSameSpeedTolerance = 0.10;
+bool ran_at_profile_speed(const PlanRow& row);
 
 // "4 workers, gpt-tiny": the group a row is reported in.
 std::string plan_group(const PlanRow& row);

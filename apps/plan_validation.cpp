@@ -31,6 +31,7 @@ struct JudgedRun {
   double median_s = 0, mean_s = 0;
   int iterations = 0, warmup = 0, host_cores = 0, torch_threads = 0;
   std::string collectives, device;
+  fs::path dir;  // the judged run's folder
   std::map<std::string, std::pair<double, double>> same_run;  // model -> (predicted_s, error_pct)
 };
 
@@ -54,6 +55,7 @@ JudgedRun read_judged_run(const fs::path& case_dir) try {
   r.mean_s = m.value("mean_s", r.median_s);
   const fs::path run = case_dir / fs::path(m.at("dir").get<std::string>()).filename();
   const auto s = read_json(run / "summary.json");
+  r.dir = run;
   r.iterations = s.value("iterations", 0);
   r.warmup = s.value("warmup_iterations", 0);
   r.host_cores = s.value("host_cores", 0);
@@ -69,6 +71,33 @@ JudgedRun read_judged_run(const fs::path& case_dir) try {
 } catch (const nlohmann::json::exception& e) {
   throw InputError(fmt::format("{}: {} (expected a comparison of geotrain compare and its measured run)",
                                (case_dir / "comparison.json").string(), e.what()));
+}
+
+// How fast the judged run computed against the planned profile: the run's own CPU seconds over
+// the profile's, summed over the distinct Compute ops both hold (each op's median, CPU time where
+// both have it). A diagnostic beside the planning error, never an input to the prediction: 1.3
+// says the run's machine computed 30 % slower than the machine the profile was made on did.
+// 0 when the run has no profile or no op in common.
+double run_compute_ratio(const fs::path& run_dir, const std::string& planned_profile) {
+  if (!fs::exists(run_dir / "compute_profile.json")) return 0;
+  const auto run = read_json(run_dir / "compute_profile.json");
+  const auto plan = read_json(planned_profile);
+  const auto same_op = [](const nlohmann::json& a, const nlohmann::json& b) {
+    for (const char* k : {"kind", "stage", "layer_begin", "layer_end", "sequences"})
+      if (a.value(k, nlohmann::json()) != b.value(k, nlohmann::json())) return false;
+    return a.value("kind", "") != "other" || a.value("flops", 0.0) == b.value("flops", 0.0);
+  };
+  double run_s = 0, plan_s = 0;
+  for (const auto& p : plan.value("ops", nlohmann::json::array()))
+    for (const auto& r : run.value("ops", nlohmann::json::array())) {
+      if (!same_op(p, r)) continue;
+      const bool cpu = p.contains("cpu_median_s") && r.contains("cpu_median_s");
+      const char* key = cpu ? "cpu_median_s" : "median_s";
+      run_s += r.value(key, 0.0);
+      plan_s += p.value(key, 0.0);
+      break;
+    }
+  return plan_s > 0 ? run_s / plan_s : 0;
 }
 
 // Planned profiles by key: each made once by a `geotrain profile` child, reused after. index.json
@@ -207,6 +236,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
       const int host_cores = run.host_cores > 0 && world > run.host_cores && run.torch_threads == 1 ? run.host_cores : 0;
       const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
       fs::create_directories(case_out);
+      const double compute_ratio = run_compute_ratio(run.dir, profile);
       for (const auto& model : network_models(o.network_model)) {
         const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
         PlanRow r;
@@ -219,6 +249,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
         r.planned_mean_s = p.mean_s, r.planning_mean_error_pct = compare::error_pct(p.mean_s, run.mean_s);
         r.planned_spread_pct = p.spread_pct;
         r.host_cores = host_cores;
+        r.run_compute_ratio = compute_ratio;
         r.profile = fs::path(profile).filename().string();
         fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%)\n", model,
                    r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s, r.planning_error_pct);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <map>
 #include <set>
 
 #include "emu/worker/profile_ops.hpp"
@@ -38,25 +37,18 @@ PlannedProfileKey planned_profile_key(const Scenario& s, const std::string& devi
   text += fmt::format("optimizer {}\ndevice {}\ntorch_threads {}\n", at.optimizer, device,
                       threads > 0 ? threads : s.emulation.torch_threads);
   // Sorted, so the order the strategy emits its ops in does not matter. An `other` op (a codec's
-  // encode or decode, an averaging step) is told apart from another of the same stage, layers and
-  // sequences by its flops, as the profile tells them apart; the flops join its line only then,
-  // so the keys of scenarios with one such op per site stay what they were.
-  std::map<std::string, std::set<double>> flops_of_line;
+  // encode or decode, a gossip or parameter-server averaging) is matched to a profile entry by its
+  // flops as well (sim/workload/compute_profile), so its flops are part of its line: AD-PSGD's
+  // averaging and the sharded server's are different ops of the same stage and layers.
+  std::set<std::string> ops;
   for (const auto& site : distinct_compute_ops(program)) {
     const auto& c = *program.ranks.at(static_cast<std::size_t>(site.rank))
                          .at(static_cast<std::size_t>(site.op))
                          .as<ComputeOp>();
-    flops_of_line[fmt::format("op {} stage {} layers [{}, {}) sequences {:g}", to_string(c.kind), c.stage,
-                              c.layer_begin, c.layer_end, c.sequences)]
-        .insert(c.flops);
-  }
-  std::set<std::string> ops;
-  for (const auto& [line, flops] : flops_of_line) {
-    if (flops.size() == 1) {
-      ops.insert(line + "\n");
-      continue;
-    }
-    for (const double f : flops) ops.insert(fmt::format("{} flops {:g}\n", line, f));
+    std::string line = fmt::format("op {} stage {} layers [{}, {}) sequences {:g}", to_string(c.kind), c.stage,
+                                   c.layer_begin, c.layer_end, c.sequences);
+    if (c.kind == ComputeKind::other) line += fmt::format(" flops {:g}", c.flops);
+    ops.insert(line + "\n");
   }
   // The codec an exchange runs: its encode and decode are `other` ops whose flops the cost model
   // gives alike for int8 and fp4, but the worker times the codec's own code.

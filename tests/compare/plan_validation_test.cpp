@@ -15,6 +15,7 @@
 #include <string>
 
 #include "sim/scenario/scenario_loader.hpp"
+#include "emu/worker/profile_ops.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 #include "tests/support/profile_worker_stand_in.hpp"
 #include "tests/support/remove_at_exit.hpp"
@@ -83,6 +84,24 @@ void write_comparison(const std::string& case_dir, double measured_s) {
              .dump();
 }
 
+// The judged run's own compute profile, its ops `factor` times the planned profile's (wall and CPU):
+// a run on a machine that computed that much slower.
+void write_run_profile(const std::string& case_dir, double factor) {
+  const auto program = geotrain::build_program(geotrain::load_scenario(kRing2, {}));
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& site : geotrain::distinct_compute_ops(program)) {
+    const auto& c = *program.ranks.at(static_cast<std::size_t>(site.rank))
+                         .at(static_cast<std::size_t>(site.op))
+                         .as<geotrain::ComputeOp>();
+    const double t = factor * chosen_time(c.kind);
+    ops.push_back({{"kind", geotrain::to_string(c.kind)}, {"stage", c.stage}, {"layer_begin", c.layer_begin},
+                   {"layer_end", c.layer_end}, {"sequences", c.sequences}, {"flops", c.flops},
+                   {"median_s", t}, {"cpu_median_s", t}});
+  }
+  std::ofstream(case_dir + "/emu_run2/compute_profile.json")
+      << nlohmann::json{{"format", "geotrain-compute-profile"}, {"ops", ops}}.dump();
+}
+
 std::string validate(const std::string& worker, const std::string& suite, const std::string& out) {
   return "GEOTRAIN_WORKER=" + worker + " " + kGeotrain + " validate --plan --scenarios " + suite + " --out " + out +
          " --seeds 2 --network-model flow --no-plots 2>&1";
@@ -98,6 +117,8 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
   write_suite(dir + "/suite");
   write_comparison(dir + "/out/ring__a", 4.0);
   write_comparison(dir + "/out/ring__b", 5.0);
+  write_run_profile(dir + "/out/ring__a", 1.2);   // a slower machine than the profile's
+  write_run_profile(dir + "/out/ring__b", 1.05);  // within 10 % of it
 
   const auto first = geotrain::test::sh(validate(worker, dir + "/suite", dir + "/out"));
   INFO(first.out);
@@ -119,7 +140,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     std::vector<std::string> f;
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    REQUIRE(f.size() == 16);
+    REQUIRE(f.size() == 17);
     ++rows;
     const double measured = std::stod(f[6]), planned = std::stod(f[9]), error = std::stod(f[10]);
     INFO(line);
@@ -130,8 +151,13 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     CHECK(planned >= compute);
     CHECK(planned <= compute + 5.0);
     CHECK(error == Approx(100.0 * (planned - measured) / measured).margin(1e-3));
+    // How fast the run computed against the planned profile: a diagnostic column only.
+    CHECK(std::stod(f[15]) == Approx(f[1] == "a" ? 1.2 : 1.05).margin(1e-3));
   }
   CHECK(rows == 2);
+  const std::string table = text_of(dir + "/out/plan/table.md");
+  CHECK(table.find("| all runs at the profile's speed (compute within 10 %) | flow | 1 |") != std::string::npos);
+  CHECK(table.find("| all | flow | 2 |") != std::string::npos);
 
   // Run again: the profile is reused, the figures are the same.
   const std::string before = text_of(dir + "/out/plan/summary.csv");
