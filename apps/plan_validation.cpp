@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "sim/compare/run_ensemble.hpp"
 #include "sim/results/result_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "sim/workload/compute_profile.hpp"
 
 namespace fs = std::filesystem;
 
@@ -78,25 +80,17 @@ JudgedRun read_judged_run(const fs::path& case_dir) try {
 // both have it). A diagnostic beside the planning error, never an input to the prediction: 1.3
 // says the run's machine computed 30 % slower than the machine the profile was made on did.
 // 0 when the run has no profile or no op in common.
-double run_compute_ratio(const fs::path& run_dir, const std::string& planned_profile) {
+double run_compute_ratio(const fs::path& run_dir, const std::string& planned_profile, const Scenario& s) {
   if (!fs::exists(run_dir / "compute_profile.json")) return 0;
-  const auto run = read_json(run_dir / "compute_profile.json");
-  const auto plan = read_json(planned_profile);
-  const auto same_op = [](const nlohmann::json& a, const nlohmann::json& b) {
-    for (const char* k : {"kind", "stage", "layer_begin", "layer_end", "sequences"})
-      if (a.value(k, nlohmann::json()) != b.value(k, nlohmann::json())) return false;
-    return a.value("kind", "") != "other" || a.value("flops", 0.0) == b.value("flops", 0.0);
-  };
+  const auto run = read_compute_profile((run_dir / "compute_profile.json").string(), s);
   double run_s = 0, plan_s = 0;
-  for (const auto& p : plan.value("ops", nlohmann::json::array()))
-    for (const auto& r : run.value("ops", nlohmann::json::array())) {
-      if (!same_op(p, r)) continue;
-      const bool cpu = p.contains("cpu_median_s") && r.contains("cpu_median_s");
-      const char* key = cpu ? "cpu_median_s" : "median_s";
-      run_s += r.value(key, 0.0);
-      plan_s += p.value(key, 0.0);
-      break;
-    }
+  for (const auto& p : read_compute_profile(planned_profile, s)) {
+    const auto r = std::find_if(run.begin(), run.end(), [&](const ProfileEntry& e) { return e.measures(p.op()); });
+    if (r == run.end()) continue;
+    const bool cpu = p.has_cpu_time() && r->has_cpu_time();
+    run_s += cpu ? r->cpu_median_s : r->median_s;
+    plan_s += cpu ? p.cpu_median_s : p.median_s;
+  }
   return plan_s > 0 ? run_s / plan_s : 0;
 }
 
@@ -236,7 +230,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
       const int host_cores = run.host_cores > 0 && world > run.host_cores && run.torch_threads == 1 ? run.host_cores : 0;
       const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
       fs::create_directories(case_out);
-      const double compute_ratio = run_compute_ratio(run.dir, profile);
+      const double compute_ratio = run_compute_ratio(run.dir, profile, s);
       for (const auto& model : network_models(o.network_model)) {
         const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
         PlanRow r;

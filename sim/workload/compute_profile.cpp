@@ -139,15 +139,23 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
 
 }  // namespace
 
+bool ProfileEntry::measures(const ComputeOp& op) const {
+  return kind == op.kind && stage == op.stage && layer_begin == op.layer_begin && layer_end == op.layer_end &&
+         same(sequences, op.sequences) && (op.kind != ComputeKind::other || same(flops, op.flops));
+}
+
+ComputeOp ProfileEntry::op() const {
+  ComputeOp c;
+  c.kind = kind, c.stage = stage, c.layer_begin = layer_begin, c.layer_end = layer_end;
+  c.sequences = sequences, c.flops = flops;
+  return c;
+}
+
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples) {
   std::vector<ProfileEntry> entries;
   for (const auto& s : samples) {
     const ComputeOp& op = s.op;
-    auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) {
-      return e.kind == op.kind && e.stage == op.stage && e.layer_begin == op.layer_begin &&
-             e.layer_end == op.layer_end && same(e.sequences, op.sequences) &&
-             (op.kind != ComputeKind::other || same(e.flops, op.flops));
-    });
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) { return e.measures(op); });
     if (it == entries.end()) {
       ProfileEntry e;
       e.kind = op.kind, e.stage = op.stage, e.sequences = op.sequences, e.flops = op.flops;

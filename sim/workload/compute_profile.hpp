@@ -62,6 +62,11 @@ struct ProfileEntry {
   std::vector<double> cpu_samples_s;
   std::vector<SampleSite> sample_sites;  // parallel to samples_s, or empty (not recorded)
   bool has_cpu_time() const { return cpu_median_s >= 0; }
+  // Whether this entry is the measurement of `op`: same kind, stage, layers and sequences, and
+  // for an `other` op (a codec, an averaging) the same flops, which tell such ops apart.
+  bool measures(const ComputeOp& op) const;
+  // This entry's op, as measures() sees it: the fields above in a ComputeOp.
+  ComputeOp op() const;
 };
 
 // One measured execution of a Compute op (what the emulator records).

@@ -1,7 +1,8 @@
 // Which planned profile serves which scenario (emu/profile/profile_key): cases that need the same
 // measurements share a key, cases that need others do not. The codec cases and the parameter
-// servers are the ones that found the gaps: an int8 encode and its decode are both `other` ops of stage 0 over the whole
-// model, told apart only by their flops, which also grow with the group's size.
+// servers are the ones that found the gaps: an int8 encode and its decode are both `other` ops of
+// stage 0 over the whole model, told apart only by their flops, which also grow with the group's
+// size; AD-PSGD's averaging and the sharded server's differ by their flops alone.
 #include <catch2/catch.hpp>
 
 #include <string>
