@@ -16,6 +16,7 @@
 
 #include "sim/scenario/scenario_loader.hpp"
 #include "emu/worker/profile_ops.hpp"
+#include "sim/workload/compute_profile.hpp"
 #include "sim/strategies/strategy_registry.hpp"
 #include "tests/support/profile_worker_stand_in.hpp"
 #include "tests/support/remove_at_exit.hpp"
@@ -88,18 +89,18 @@ void write_comparison(const std::string& case_dir, double measured_s) {
 // a run on a machine that computed that much slower.
 void write_run_profile(const std::string& case_dir, double factor) {
   const auto program = geotrain::build_program(geotrain::load_scenario(kRing2, {}));
-  nlohmann::json ops = nlohmann::json::array();
+  std::vector<geotrain::ProfileSample> samples;
   for (const auto& site : geotrain::distinct_compute_ops(program)) {
     const auto& c = *program.ranks.at(static_cast<std::size_t>(site.rank))
                          .at(static_cast<std::size_t>(site.op))
                          .as<geotrain::ComputeOp>();
-    const double t = factor * chosen_time(c.kind);
-    ops.push_back({{"kind", geotrain::to_string(c.kind)}, {"stage", c.stage}, {"layer_begin", c.layer_begin},
-                   {"layer_end", c.layer_end}, {"sequences", c.sequences}, {"flops", c.flops},
-                   {"median_s", t}, {"cpu_median_s", t}});
+    geotrain::ProfileSample sample;
+    sample.op = c;
+    sample.seconds = sample.cpu_seconds = factor * chosen_time(c.kind);
+    samples.push_back(sample);
   }
-  std::ofstream(case_dir + "/emu_run2/compute_profile.json")
-      << nlohmann::json{{"format", "geotrain-compute-profile"}, {"ops", ops}}.dump();
+  geotrain::write_compute_profile(case_dir + "/emu_run2/compute_profile.json", geotrain::summarize_samples(samples),
+                                  "gpt-tiny", "cpu");
 }
 
 std::string validate(const std::string& worker, const std::string& suite, const std::string& out) {
