@@ -31,6 +31,10 @@ bool ran_at_profile_speed(const PlanRow& row) {
   return row.run_compute_ratio > 0 && std::fabs(row.run_compute_ratio - 1) <= kSameSpeedTolerance;
 }
 
+bool measured_in_planned_range(const PlanRow& row) {
+  return row.planned_p90_s > 0 && row.measured_s >= row.planned_p10_s && row.measured_s <= row.planned_p90_s;
+}
+
 std::string plan_group(const PlanRow& row) { return fmt::format("{} workers, {}", row.world_size, row.model_preset); }
 
 namespace {
@@ -51,13 +55,15 @@ std::string csv_text(const std::vector<PlanRow>& rows) {
   std::string csv =
       "variant,network,model,world_size,network_model,host_cores,measured_s,same_run_predicted_s,"
       "same_run_error_pct,planned_s,planning_error_pct,measured_mean_s,planned_mean_s,planning_mean_error_pct,"
-      "planned_spread_pct,run_compute_ratio,profile\n";
+      "planned_spread_pct,run_compute_ratio,profile,planned_p10_s,planned_p90_s,machine_share,measured_in_range\n";
   for (const auto& r : rows)
-    csv += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{}\n",
+    csv += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},"
+                       "{:.6f},{:.6f},{:.3f},{}\n",
                        r.variant, r.network, r.model_preset, r.world_size, r.network_model, r.host_cores,
                        r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,
                        r.planning_error_pct, r.measured_mean_s, r.planned_mean_s, r.planning_mean_error_pct,
-                       r.planned_spread_pct, r.run_compute_ratio, r.profile);
+                       r.planned_spread_pct, r.run_compute_ratio, r.profile, r.planned_p10_s, r.planned_p90_s,
+                       r.machine_share, measured_in_planned_range(r) ? 1 : 0);
   return csv;
 }
 
@@ -76,6 +82,7 @@ std::vector<std::string> groups_of(const std::vector<PlanRow>& rows) {
 
 struct GroupErrors {
   std::vector<double> same_run, planning, planning_mean;
+  int in_range = 0;  // measured runs within the planned p10-p90 range
 };
 
 std::map<std::string, std::map<std::string, GroupErrors>> errors_by_model_and_group(const std::vector<PlanRow>& rows) {
@@ -87,6 +94,7 @@ std::map<std::string, std::map<std::string, GroupErrors>> errors_by_model_and_gr
       e.same_run.push_back(r.same_run_error_pct);
       e.planning.push_back(r.planning_error_pct);
       e.planning_mean.push_back(r.planning_mean_error_pct);
+      e.in_range += measured_in_planned_range(r) ? 1 : 0;
     }
   return by;
 }
@@ -95,16 +103,17 @@ std::string table_text(const std::vector<PlanRow>& rows) {
   const auto by = errors_by_model_and_group(rows);
   std::string md =
       "| cases | model | n | same run: median \\|error\\| | same run: max | planned: median \\|error\\| | "
-      "planned: p90 \\|error\\| | planned: max | planned: within 5 % / 10 % |\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
+      "planned: p90 \\|error\\| | planned: max | planned: within 5 % / 10 % | run within planned p10-p90 |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& g : groups_of(rows))
     for (const auto& [model, groups] : by) {
       const auto it = groups.find(g);
       if (it == groups.end()) continue;
       const auto same = plan_stats(it->second.same_run), plan = plan_stats(it->second.planning);
-      md += fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% | {} / {} |\n", g, model,
-                        plan.cases, same.median_abs_pct, same.max_abs_pct, plan.median_abs_pct, plan.p90_abs_pct,
-                        plan.max_abs_pct, plan.within_5_pct, plan.within_10_pct);
+      md += fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% | {:.1f}% | {} / {} | {} |\n", g,
+                        model, plan.cases, same.median_abs_pct, same.max_abs_pct, plan.median_abs_pct,
+                        plan.p90_abs_pct, plan.max_abs_pct, plan.within_5_pct, plan.within_10_pct,
+                        it->second.in_range);
     }
   return md;
 }
@@ -128,7 +137,8 @@ std::string write_plan_summary(const std::string& dir, const std::vector<PlanRow
     for (const auto& [g, e] : groups)
       stats[model][g] = {{"same_run", stats_json(plan_stats(e.same_run))},
                          {"planned", stats_json(plan_stats(e.planning))},
-                         {"planned_on_mean_intervals", stats_json(plan_stats(e.planning_mean))}};
+                         {"planned_on_mean_intervals", stats_json(plan_stats(e.planning_mean))},
+                         {"measured_in_planned_p10_p90", e.in_range}};
   j["left_out"] = left_out;
   const std::string table = table_text(rows);
   results::write_result_text(dir + "/summary.csv", csv_text(rows));

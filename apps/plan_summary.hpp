@@ -15,6 +15,10 @@ struct PlanRow {
   double planned_s = 0, planning_error_pct = 0;             // from the planned profile
   double planned_mean_s = 0, planning_mean_error_pct = 0;
   double planned_spread_pct = 0;  // (slowest - fastest) / median over the prediction's seeds
+  // The 10th and 90th percentiles of the seeds' iteration times (compute_variance: machine): the
+  // range the plan gives for a run on the profiled machine, and the share it drew with.
+  double planned_p10_s = 0, planned_p90_s = 0;
+  double machine_share = 0;
   int host_cores = 0;             // modelled shared cores (0: a device per rank)
   // The judged run's compute seconds over the planned profile's for the same ops (diagnostic only:
   // how fast the run's machine computed against the profile's; 0 unknown).
@@ -35,6 +39,10 @@ PlanStats plan_stats(const std::vector<double>& errors_pct);
 // out of it, which a plan cannot know (docs/validation.md, "What the planning error is made of").
 inline constexpr double kSameSpeedTolerance = 0.10;
 bool ran_at_profile_speed(const PlanRow& row);
+
+// Whether the measured run lies within the planned 10th-90th percentile range (a calibrated
+// range holds about 80 % of the runs).
+bool measured_in_planned_range(const PlanRow& row);
 
 // "4 workers, gpt-tiny": the group a row is reported in.
 std::string plan_group(const PlanRow& row);

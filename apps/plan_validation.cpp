@@ -20,6 +20,7 @@
 #include "sim/results/result_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/workload/compute_profile.hpp"
+#include "sim/workload/machine_speed.hpp"
 
 namespace fs = std::filesystem;
 
@@ -159,7 +160,18 @@ class PlannedProfiles {
 // median one judged (as compare judges an ensemble).
 struct PlannedPrediction {
   double median_s = 0, mean_s = 0, spread_pct = 0;
+  double p10_s = 0, p90_s = 0;  // over the seeds' iteration times: the machine's range
 };
+
+// The machine share the prediction draws with (sim/workload/machine_speed.hpp): from the samples
+// the simulator draws, the CPU ones when the shared-cores model times ops by CPU.
+double planned_machine_share(const std::string& profile, const Scenario& s, int host_cores) {
+  auto entries = read_compute_profile(profile, s);
+  if (host_cores > 0)
+    for (auto& e : entries)
+      if (e.has_cpu_time()) e.samples_s = e.cpu_samples_s;
+  return machine_share(entries);
+}
 
 PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const JudgedRun& run,
                           const std::string& profile, const std::string& model, int host_cores,
@@ -174,8 +186,9 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
     if (fs::exists(out)) fs::remove_all(out);
     std::vector<std::string> args{"simulate", scenario.string(), "--network-model", model, "--out", out,
                                   "--iterations", std::to_string(run.iterations), "--no-trace",
-                                  // The planned profile has samples but no sites: independent draws.
-                                  "--set", "simulation.compute_variance=sampled",
+                                  // One state of the machine per run, each op drawn around it: the
+                                  // seeds spread as runs on the profiled machine do.
+                                  "--set", "simulation.compute_variance=machine",
                                   "--set", "simulation.compute_profile=" + profile,
                                   "--set", fmt::format("simulation.variance_seed={}", seed)};
     if (!run.device.empty()) args.insert(args.end(), {"--set", "emulation.device=" + run.device});
@@ -190,7 +203,10 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
     e.runs.push_back(compare::read_predicted_run(out, run.warmup));
   }
   const auto& judged = e.runs[compare::median_run_index(e.runs)];
-  return {judged.iteration_time_s, compare::mean(judged.iteration_times_s), compare::run_spread_pct(e.runs)};
+  std::vector<double> times;
+  for (const auto& r : e.runs) times.push_back(r.iteration_time_s);
+  return {judged.iteration_time_s, compare::mean(judged.iteration_times_s), compare::run_spread_pct(e.runs),
+          compare::quantile(times, 0.1), compare::quantile(times, 0.9)};
 }
 
 
@@ -231,6 +247,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
       const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
       fs::create_directories(case_out);
       const double compute_ratio = run_compute_ratio(run.dir, profile, s);
+      const double share = planned_machine_share(profile, s, host_cores);
       for (const auto& model : network_models(o.network_model)) {
         const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
         PlanRow r;
@@ -242,11 +259,15 @@ int run_plan_validation(const PlanValidationOptions& o) {
         r.planned_s = p.median_s, r.planning_error_pct = compare::error_pct(p.median_s, run.median_s);
         r.planned_mean_s = p.mean_s, r.planning_mean_error_pct = compare::error_pct(p.mean_s, run.mean_s);
         r.planned_spread_pct = p.spread_pct;
+        r.planned_p10_s = p.p10_s, r.planned_p90_s = p.p90_s;
+        r.machine_share = share;
         r.host_cores = host_cores;
         r.run_compute_ratio = compute_ratio;
         r.profile = fs::path(profile).filename().string();
-        fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%)\n", model,
-                   r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s, r.planning_error_pct);
+        fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%), "
+                   "p10-p90 {:.4f}-{:.4f} s (machine share {:.2f})\n",
+                   model, r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,
+                   r.planning_error_pct, r.planned_p10_s, r.planned_p90_s, r.machine_share);
         rows.push_back(r);
       }
     } catch (const Error& e) {

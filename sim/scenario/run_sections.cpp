@@ -5,7 +5,7 @@
 //                activation_size: 0.4712GB}
 //   simulation: {network_model: flow | tcp, platform: auto | pairs | regions, iterations: 1, compute_profile: profile.json,
 //                aggregate_collectives_above: 64, ring_closed_form_above: 8192, twin_ranks: true, rendezvous: false, buffered_sends: false,
-//                payload_efficiency: 1, compute_variance: median | sampled | steps, variance_seed: 0,
+//                payload_efficiency: 1, compute_variance: median | sampled | steps | machine, variance_seed: 0,
 //                host_cores: 0,
 //                host_background_cores: 0}
 //   emulation:  {workers: 8, bandwidth_scale: 0.01, delay_scale: 1, delay_backend: auto,

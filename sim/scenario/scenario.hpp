@@ -56,11 +56,12 @@ struct Device {
 enum class NetworkModel { flow, tcp };
 // median: every Compute op takes its profile entry's median; sampled: a seeded draw from the
 // entry's measured samples; steps: every rank's times from one measured step per iteration
-// (sim/workload/compute_sampler.hpp).
-enum class ComputeVariance { median, sampled, steps };
+// (sim/workload/compute_sampler.hpp); machine: sampled around one draw of the machine's state per
+// run (sim/workload/machine_speed.hpp).
+enum class ComputeVariance { median, sampled, steps, machine };
 // The names a scenario (simulation.compute_variance) and `compare --set` accept, in enum order.
 inline const std::vector<std::string>& compute_variance_names() {
-  static const std::vector<std::string> names{"median", "sampled", "steps"};
+  static const std::vector<std::string> names{"median", "sampled", "steps", "machine"};
   return names;
 }
 // The variance called `name`, if it is one of compute_variance_names().

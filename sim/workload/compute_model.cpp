@@ -10,6 +10,8 @@
 // (compute_sampler.hpp); the flop ratio and the slowdown apply to the draw alike.
 // compute_variance: steps takes an exact-match op's time from one measured step per iteration
 // (the profile's sample_sites); other ops, and profiles without sites, draw as under sampled.
+// compute_variance: machine draws around one state of the machine per run, with the share the
+// profile's own samples measure (machine_speed.hpp).
 //
 // Device model: forward/backward take flops / (peak for the model dtype x efficiency).
 // The optimizer and `other` ops (gradient averaging) are element-wise over fp32 buffers, hence
@@ -30,6 +32,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/small_math.hpp"
 #include "sim/workload/compute_profile.hpp"
+#include "sim/workload/machine_speed.hpp"
 
 namespace geotrain {
 
@@ -55,6 +58,7 @@ struct ComputeModel::Impl {
   std::vector<int> measured_steps;
   std::map<std::tuple<int, int, int>, std::pair<std::size_t, double>> measured_at;
   bool planned = false;  // the profile has measured_at (geotrain profile): exact entries only
+  double machine_share = 0;  // compute_variance: machine (machine_speed.hpp)
 
   // The time `site`'s op took in the measured step drawn for its iteration, if recorded there.
   std::optional<double> measured_step_time(const ProfileMatch& m, const ComputeSite& site) const {
@@ -122,6 +126,9 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
       impl_->sorted_samples.push_back(std::move(sorted));
     }
   }
+  // From the samples in the order they were taken (CPU ones under host_cores, as drawn).
+  if (scenario.simulation.compute_variance == ComputeVariance::machine)
+    impl_->machine_share = geotrain::machine_share(impl_->entries);
   if (scenario.simulation.compute_variance == ComputeVariance::steps) {
     for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
       const ProfileEntry& e = impl_->entries[i];
@@ -184,6 +191,8 @@ void ComputeModel::require_entries(const Program& program) const {
       impl_->scenario.path.empty() ? "SCENARIO" : impl_->scenario.path));
 }
 
+double ComputeModel::machine_share() const { return impl_->machine_share; }
+
 double ComputeModel::seconds(const ComputeOp& op, int device) const {
   const Scenario& sc = impl_->scenario;
   const double slowdown = sc.devices.at(static_cast<std::size_t>(device)).slowdown;
@@ -198,8 +207,11 @@ double ComputeModel::seconds(const ComputeOp& op, int device, const ComputeSite&
   if (!m) return seconds(op, device);  // the device model has no spread to draw from
   const double slowdown = impl_->scenario.devices.at(static_cast<std::size_t>(device)).slowdown;
   if (const auto t = impl_->measured_step_time(*m, site)) return *t * slowdown;
-  const double drawn = impl_->sampler->seconds(impl_->sorted_samples[m->entry],
-                                               impl_->entries[m->entry].median_s, site);
+  const auto& sorted = impl_->sorted_samples[m->entry];
+  const double typical = impl_->entries[m->entry].median_s;
+  const double drawn = impl_->scenario.simulation.compute_variance == ComputeVariance::machine
+                           ? impl_->sampler->machine_seconds(sorted, typical, site, impl_->machine_share)
+                           : impl_->sampler->seconds(sorted, typical, site);
   return impl_->scaled(op, *m, drawn) * slowdown;
 }
 

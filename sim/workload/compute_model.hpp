@@ -37,6 +37,10 @@ class ComputeModel {
   // profile, which keep the nearest-entry fallback.
   void require_entries(const Program& program) const;
 
+  // compute_variance: machine: the share of an op's spread the whole run shares, measured on the
+  // profile (machine_speed.hpp); 0 under the other variances.
+  double machine_share() const;
+
  private:
   void use_cpu_times(const std::string& file);
   struct Impl;

@@ -4,6 +4,7 @@
 
 #include "sim/common/quantile.hpp"
 #include "sim/program/dynamic_rules.hpp"
+#include "sim/workload/machine_speed.hpp"
 
 namespace geotrain {
 
@@ -16,11 +17,14 @@ namespace {
 constexpr std::uint64_t kComputeVarianceSalt = 0x636f6d70766172ULL;
 // The step stream's salt ("compstep"), fixed for the same reason.
 constexpr std::uint64_t kComputeStepSalt = 0x636f6d7073746570ULL;
+// The machine state's salt ("compmach"), fixed for the same reason.
+constexpr std::uint64_t kComputeMachineSalt = 0x636f6d706d616368ULL;
 }  // namespace
 
 ComputeSampler::ComputeSampler(std::uint64_t scenario_seed)
     : stream_seed_(mix_seed(scenario_seed, kComputeVarianceSalt)),
-      step_seed_(mix_seed(scenario_seed, kComputeStepSalt)) {}
+      step_seed_(mix_seed(scenario_seed, kComputeStepSalt)),
+      run_seed_(mix_seed(scenario_seed, kComputeMachineSalt)) {}
 
 std::size_t ComputeSampler::measured_step(std::int64_t iteration, std::int64_t first_step,
                                           std::size_t count) const {
@@ -51,6 +55,14 @@ double ComputeSampler::seconds(const std::vector<double>& sorted_samples, double
                                const ComputeSite& site) const {
   if (sorted_samples.empty()) return fallback_s;
   return sorted_quantile(sorted_samples, unit(site));
+}
+
+double ComputeSampler::run_unit() const { return unit_draw(run_seed_, 0); }
+
+double ComputeSampler::machine_seconds(const std::vector<double>& sorted_samples, double fallback_s,
+                                       const ComputeSite& site, double share) const {
+  if (sorted_samples.empty()) return fallback_s;
+  return sorted_quantile(sorted_samples, machine_unit(run_unit(), unit(site), share));
 }
 
 }  // namespace geotrain

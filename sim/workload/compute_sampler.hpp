@@ -15,6 +15,9 @@
 // too much spread between the ranks of a synchronous step (docs/simulator-models.md). An op
 // the drawn step has no sample for (another world size, an op inactive then) falls back to the
 // independent draw.
+//
+// simulation.compute_variance: machine draws the machine's state once per run and every op
+// around it (machine_speed.hpp): run_unit() is the run's draw, keyed by the seed alone.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -47,10 +50,17 @@ class ComputeSampler {
   // `fallback_s` when there are no samples.
   double seconds(const std::vector<double>& sorted_samples, double fallback_s,
                  const ComputeSite& site) const;
+  // compute_variance: machine. The run's uniform draw (the same for every site of one seed).
+  double run_unit() const;
+  // The interpolated quantile of `sorted_samples` at machine_unit(run_unit(), unit(site), share);
+  // `fallback_s` when there are no samples.
+  double machine_seconds(const std::vector<double>& sorted_samples, double fallback_s,
+                         const ComputeSite& site, double share) const;
 
  private:
   std::uint64_t stream_seed_;  // the scenario seed mixed with this stream's salt
   std::uint64_t step_seed_;    // ... with the step stream's salt
+  std::uint64_t run_seed_;     // ... with the machine state's salt
 };
 
 }  // namespace geotrain

@@ -141,7 +141,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     std::vector<std::string> f;
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    REQUIRE(f.size() == 17);
+    REQUIRE(f.size() == 21);
     ++rows;
     const double measured = std::stod(f[6]), planned = std::stod(f[9]), error = std::stod(f[10]);
     INFO(line);
@@ -154,11 +154,20 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     CHECK(error == Approx(100.0 * (planned - measured) / measured).margin(1e-3));
     // How fast the run computed against the planned profile: a diagnostic column only.
     CHECK(std::stod(f[15]) == Approx(f[1] == "a" ? 1.2 : 1.05).margin(1e-3));
+    // The seeds' p10-p90 range holds the judged prediction; the stand-in's samples are all equal,
+    // so they share nothing from one to the next (machine share 0); the flag says whether the
+    // measured run fell in the range.
+    const double p10 = std::stod(f[17]), p90 = std::stod(f[18]);
+    CHECK(p10 <= planned + 1e-6);
+    CHECK(planned <= p90 + 1e-6);
+    CHECK(std::stod(f[19]) == 0);
+    CHECK(f[20] == (measured >= p10 && measured <= p90 ? "1" : "0"));
   }
   CHECK(rows == 2);
   const std::string table = text_of(dir + "/out/plan/table.md");
   CHECK(table.find("| all runs at the profile's speed (compute within 10 %) | flow | 1 |") != std::string::npos);
   CHECK(table.find("| all | flow | 2 |") != std::string::npos);
+  CHECK(table.find("run within planned p10-p90 |") != std::string::npos);
 
   // Run again: the profile is reused, the figures are the same.
   const std::string before = text_of(dir + "/out/plan/summary.csv");
