@@ -33,11 +33,13 @@ struct Case {
   WorkerRun run;
 };
 
-Case run_scenario(const std::string& name, int steps, std::vector<std::string> sets = {}) {
+Case run_scenario(const std::string& name, int steps, std::vector<std::string> sets = {},
+                  double timeout_s = LaunchOptions{}.timeout_s) {
   Case c{load_scenario(std::string(GEOTRAIN_SOURCE_DIR) + "/scenarios/emu/" + name + ".yaml", sets), {}, {}};
   c.job = make_worker_job(c.scenario, build_program(c.scenario));
   LaunchOptions o;
   o.steps = steps;
+  o.timeout_s = timeout_s;
   c.run = launch_workers(c.job, "decentralized-" + name, o);
   for (std::size_t r = 0; r < c.run.exit_codes.size(); ++r) {
     INFO("rank " << r << " stderr: " << c.run.stderr_text[r]);
@@ -234,12 +236,14 @@ TEST_CASE("streaming-diloco: two overlapped fragments move their Program bytes a
 // next inner step to its end (forward, backward, optimizer) and waits only at the fragment's
 // Wait: its optimizer step ends before rank 1 has even posted. (An optimizer that waited for the
 // open exchange would end after it.) A matter of order, not of speed: rank 1's slowed step takes
-// 20 of rank 0's.
+// 20 of rank 0's. Rank 0 waits that long for rank 1's fragment, so the Gloo timeout is 600 s,
+// not 30: on a loaded machine (CI, 2026-11-28) 20 slowed steps took longer than 30 s.
 TEST_CASE("streaming-diloco: the inner steps run on while the fragment's exchange waits for a slow peer",
           "[worker][decentralized][streaming]") {
   const Case c = run_scenario("diloco_2", 1,
                               {"strategy={name: streaming-diloco, inner_steps: 4, fragments: 2, overlap_steps: 1}",
-                               "devices.overrides=[{id: 1, slowdown: 20}]"});
+                               "devices.overrides=[{id: 1, slowdown: 20}]"},
+                              600);
   const auto& ops = c.job.program.ranks[0];
   const auto index = [&](const std::string& label) {
     for (std::size_t i = 0; i < ops.size(); ++i)
