@@ -39,6 +39,10 @@ struct ValidateOptions {
   bool plots = true;
   bool host_cores = false;  // compare --host-cores for every case
   bool plan = false;        // --plan: predictions from profiles made beforehand (apps/plan_validation.hpp)
+  // A case emulated anew is first profiled (geotrain profile, this many seconds per stage at
+  // least) on the machine that runs it: --plan's profile of that case (apps/plan_validation.hpp).
+  bool case_profiles = true;
+  double case_profile_seconds = 10;
   PlanValidationOptions planning;
   int steps = 0;
   // The suite's rule for runs (scenarios/validation/README.md): 15 predictions per model; five
@@ -55,13 +59,15 @@ struct ValidateOptions {
   }();
 };
 
-// A case emulated again starts from nothing: its first run (emu) and its extra ones (emu_runN).
+// A case emulated again starts from nothing: its first run (emu), its extra ones (emu_runN) and
+// the profile made before them (another machine's, maybe).
 void remove_measured_runs(const std::string& case_dir) {
   if (!fs::is_directory(case_dir)) return;
   for (const auto& e : fs::directory_iterator(case_dir)) {
     const auto name = e.path().filename().string();
     if (e.is_directory() && (name == "emu" || name.rfind("emu_run", 0) == 0)) fs::remove_all(e.path());
   }
+  fs::remove(fs::path(case_dir) / kCaseProfileFile);
 }
 
 std::vector<fs::path> suite(const ValidateOptions& o) {
@@ -212,6 +218,13 @@ int run_validate(const ValidateOptions& o) {
     std::fflush(stdout);
     std::string dir;
     try {
+      if (c.measured.empty() && o.case_profiles) {
+        // Before the run, in its own process: a plan's profile never sees the judged run.
+        fmt::print("   profiling first: geotrain profile --min-seconds {:g} -> {}/{}\n", o.case_profile_seconds,
+                   c.out, kCaseProfileFile);
+        std::fflush(stdout);
+        make_case_profile(file, c.out, o.planning, o.case_profile_seconds);
+      }
       const auto r = run_compare(c, dir);
       fmt::print("{}", compare::comparison_table(r));
       csv += compare::comparison_csv_rows(r, variant + "," + network + ",");
@@ -247,6 +260,11 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--reuse-only", o->reuse_only,
                 "compare only the cases whose emulation is already there; the others keep their committed comparison.csv");
   cmd->add_flag("--no-plots{false}", o->plots, "skip the plots");
+  cmd->add_flag("--no-case-profiles{false}", o->case_profiles,
+                "do not profile a case before emulating it (validate --plan then predicts it from the shared profiles)");
+  cmd->add_option("--case-profile-seconds", o->case_profile_seconds,
+                  "geotrain profile --min-seconds for the profile made before each case's run (default 10)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->add_flag("--host-cores", o->host_cores, "predict with the emulation host's shared cores (compare --host-cores)");
   cmd->add_flag("--plan", o->plan,
                 "judge predictions made beforehand: each case from a profile of geotrain profile (never the judged "

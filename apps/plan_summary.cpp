@@ -42,6 +42,8 @@ namespace {
 const std::string kAtProfileSpeed =
     fmt::format("all runs at the profile's speed (compute within {:g} %)", kSameSpeedTolerance * 100);
 
+const std::string kProfiledBeforeRun = "all runs profiled just before (validate's case profile)";
+
 nlohmann::ordered_json stats_json(const PlanStats& s) {
   return {{"cases", s.cases},
           {"median_abs_error_pct", s.median_abs_pct},
@@ -55,15 +57,16 @@ std::string csv_text(const std::vector<PlanRow>& rows) {
   std::string csv =
       "variant,network,model,world_size,network_model,host_cores,measured_s,same_run_predicted_s,"
       "same_run_error_pct,planned_s,planning_error_pct,measured_mean_s,planned_mean_s,planning_mean_error_pct,"
-      "planned_spread_pct,run_compute_ratio,profile,planned_p10_s,planned_p90_s,machine_share,measured_in_range\n";
+      "planned_spread_pct,run_compute_ratio,profile,planned_p10_s,planned_p90_s,machine_share,measured_in_range,"
+      "profile_before_run\n";
   for (const auto& r : rows)
     csv += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},"
-                       "{:.6f},{:.6f},{:.3f},{}\n",
+                       "{:.6f},{:.6f},{:.3f},{},{}\n",
                        r.variant, r.network, r.model_preset, r.world_size, r.network_model, r.host_cores,
                        r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,
                        r.planning_error_pct, r.measured_mean_s, r.planned_mean_s, r.planning_mean_error_pct,
                        r.planned_spread_pct, r.run_compute_ratio, r.profile, r.planned_p10_s, r.planned_p90_s,
-                       r.machine_share, measured_in_planned_range(r) ? 1 : 0);
+                       r.machine_share, measured_in_planned_range(r) ? 1 : 0, r.profile_before_run ? 1 : 0);
   return csv;
 }
 
@@ -76,6 +79,7 @@ std::vector<std::string> groups_of(const std::vector<PlanRow>& rows) {
   for (const auto& [key, g] : keyed)
     if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
   groups.push_back("all");
+  groups.push_back(kProfiledBeforeRun);
   groups.push_back(kAtProfileSpeed);
   return groups;
 }
@@ -88,7 +92,8 @@ struct GroupErrors {
 std::map<std::string, std::map<std::string, GroupErrors>> errors_by_model_and_group(const std::vector<PlanRow>& rows) {
   std::map<std::string, std::map<std::string, GroupErrors>> by;
   for (const auto& r : rows)
-    for (const auto& g : {plan_group(r), std::string("all"), ran_at_profile_speed(r) ? kAtProfileSpeed : std::string()}) {
+    for (const auto& g : {plan_group(r), std::string("all"), r.profile_before_run ? kProfiledBeforeRun : std::string(),
+                          ran_at_profile_speed(r) ? kAtProfileSpeed : std::string()}) {
       if (g.empty()) continue;
       auto& e = by[r.network_model][g];
       e.same_run.push_back(r.same_run_error_pct);

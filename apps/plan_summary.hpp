@@ -23,7 +23,8 @@ struct PlanRow {
   // The judged run's compute seconds over the planned profile's for the same ops (diagnostic only:
   // how fast the run's machine computed against the profile's; 0 unknown).
   double run_compute_ratio = 0;
-  std::string profile;            // the planned profile's file name
+  std::string profile;            // the planned profile's file name (<case>/plan_profile.json or the shared one's)
+  bool profile_before_run = false;  // made by validate just before the run, on its machine
 };
 
 // |error| statistics: median, 90th percentile (interpolated), max, and counts within 5 and 10 %.

@@ -20,7 +20,7 @@
 #include "sim/results/result_file.hpp"
 #include "sim/scenario/scenario_loader.hpp"
 #include "sim/workload/compute_profile.hpp"
-#include "sim/workload/machine_speed.hpp"
+#include "sim/workload/compute_model.hpp"
 
 namespace fs = std::filesystem;
 
@@ -163,14 +163,14 @@ struct PlannedPrediction {
   double p10_s = 0, p90_s = 0;  // over the seeds' iteration times: the machine's range
 };
 
-// The machine share the prediction draws with (sim/workload/machine_speed.hpp): from the samples
-// the simulator draws, the CPU ones when the shared-cores model times ops by CPU.
+// The machine share the prediction draws with: the simulator's own (ComputeModel on the scenario
+// as predict() sets it), so the figure in plan/summary.csv is the one the seeds were drawn with.
 double planned_machine_share(const std::string& profile, const Scenario& s, int host_cores) {
-  auto entries = read_compute_profile(profile, s);
-  if (host_cores > 0)
-    for (auto& e : entries)
-      if (e.has_cpu_time()) e.samples_s = e.cpu_samples_s;
-  return machine_share(entries);
+  Scenario planned = s;
+  planned.simulation.compute_profile = profile;
+  planned.simulation.compute_variance = ComputeVariance::machine;
+  planned.simulation.host_cores = host_cores;
+  return ComputeModel(planned).machine_share();
 }
 
 PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const JudgedRun& run,
@@ -212,6 +212,21 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
 
 }  // namespace
 
+void make_case_profile(const fs::path& scenario, const std::string& case_dir, const PlanValidationOptions& o,
+                       double min_seconds) {
+  const fs::path file = fs::path(case_dir) / kCaseProfileFile;
+  const fs::path partial = file.string() + ".partial";
+  fs::create_directories(case_dir);
+  fs::remove(file);
+  fs::remove(partial);
+  fs::remove(fs::path(case_dir) / "plan_profile.log");
+  run_child(self_executable(),
+            {"profile", scenario.string(), "--repeat", std::to_string(o.repeat), "--warmup", std::to_string(o.warmup),
+             "--min-seconds", fmt::format("{:g}", min_seconds), "--out", partial.string()},
+            case_dir + "/plan_profile.log");
+  fs::rename(partial, file);
+}
+
 std::pair<std::string, std::string> suite_case_labels(const std::string& stem) {
   const auto cut = stem.find("__");
   if (cut == std::string::npos) return {stem, ""};
@@ -239,7 +254,13 @@ int run_plan_validation(const PlanValidationOptions& o) {
     try {
       const JudgedRun run = read_judged_run(case_dir);
       const Scenario s = load_scenario(file.string());
-      const std::string profile = profiles.profile_for(s, file, profiling);
+      // The profile made just before this case's run on its machine, where validate made one;
+      // otherwise the shared folder's (made whenever and wherever --plan runs).
+      const fs::path case_profile = case_dir / kCaseProfileFile;
+      const bool before_run = fs::exists(case_profile);
+      if (before_run) fmt::print("   planned profile {} (made before the run)\n", case_profile.string());
+      const std::string profile =
+          before_run ? fs::absolute(case_profile).string() : profiles.profile_for(s, file, profiling);
       // The shared cores, where the run's ranks outnumbered them and each rank ran one torch
       // thread (its CPU time is then the op's work).
       const int world = static_cast<int>(s.devices.size());
@@ -263,7 +284,8 @@ int run_plan_validation(const PlanValidationOptions& o) {
         r.machine_share = share;
         r.host_cores = host_cores;
         r.run_compute_ratio = compute_ratio;
-        r.profile = fs::path(profile).filename().string();
+        r.profile = before_run ? stem + "/" + kCaseProfileFile : fs::path(profile).filename().string();
+        r.profile_before_run = before_run;
         fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%), "
                    "p10-p90 {:.4f}-{:.4f} s (machine share {:.2f})\n",
                    model, r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,

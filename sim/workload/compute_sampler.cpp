@@ -24,7 +24,8 @@ constexpr std::uint64_t kComputeMachineSalt = 0x636f6d706d616368ULL;
 ComputeSampler::ComputeSampler(std::uint64_t scenario_seed)
     : stream_seed_(mix_seed(scenario_seed, kComputeVarianceSalt)),
       step_seed_(mix_seed(scenario_seed, kComputeStepSalt)),
-      run_seed_(mix_seed(scenario_seed, kComputeMachineSalt)) {}
+      run_seed_(mix_seed(scenario_seed, kComputeMachineSalt)),
+      run_score_(normal_score(run_unit())) {}
 
 std::size_t ComputeSampler::measured_step(std::int64_t iteration, std::int64_t first_step,
                                           std::size_t count) const {
@@ -62,7 +63,7 @@ double ComputeSampler::run_unit() const { return unit_draw(run_seed_, 0); }
 double ComputeSampler::machine_seconds(const std::vector<double>& sorted_samples, double fallback_s,
                                        const ComputeSite& site, double share) const {
   if (sorted_samples.empty()) return fallback_s;
-  return sorted_quantile(sorted_samples, machine_unit(run_unit(), unit(site), share));
+  return sorted_quantile(sorted_samples, machine_unit_given_run_score(run_score_, unit(site), share));
 }
 
 }  // namespace geotrain

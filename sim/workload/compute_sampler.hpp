@@ -61,6 +61,7 @@ class ComputeSampler {
   std::uint64_t stream_seed_;  // the scenario seed mixed with this stream's salt
   std::uint64_t step_seed_;    // ... with the step stream's salt
   std::uint64_t run_seed_;     // ... with the machine state's salt
+  double run_score_;           // normal_score(run_unit()): machine_seconds' hot path needs it per op
 };
 
 }  // namespace geotrain

@@ -15,8 +15,6 @@ const boost::math::normal kStandardNormal;
 // Uniform draws of exactly 0 (and the largest below 1) would be infinite scores.
 double clamp_unit(double u) { return std::clamp(u, 1e-12, 1 - 1e-12); }
 
-double score(double u) { return boost::math::quantile(kStandardNormal, clamp_unit(u)); }
-
 // Normal scores by rank (ties share their mean rank), in the samples' own order.
 std::vector<double> normal_scores(const std::vector<double>& v) {
   const std::size_t n = v.size();
@@ -28,13 +26,15 @@ std::vector<double> normal_scores(const std::vector<double>& v) {
     std::size_t j = i;
     while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
     const double mean_rank = (static_cast<double>(i) + static_cast<double>(j)) / 2;
-    for (std::size_t k = i; k <= j; ++k) z[order[k]] = score((mean_rank + 0.5) / static_cast<double>(n));
+    for (std::size_t k = i; k <= j; ++k) z[order[k]] = normal_score((mean_rank + 0.5) / static_cast<double>(n));
     i = j + 1;
   }
   return z;
 }
 
 }  // namespace
+
+double normal_score(double unit) { return boost::math::quantile(kStandardNormal, clamp_unit(unit)); }
 
 double lag1_score_correlation(const std::vector<double>& samples_in_order) {
   if (samples_in_order.size() < kMachineShareMinSamples) return 0;
@@ -60,9 +60,13 @@ double machine_share(const std::vector<ProfileEntry>& entries) {
 }
 
 double machine_unit(double run_unit, double site_unit, double share) {
+  return machine_unit_given_run_score(normal_score(run_unit), site_unit, share);
+}
+
+double machine_unit_given_run_score(double run_score, double site_unit, double share) {
   const double s = std::clamp(share, 0.0, 1.0);
   if (s == 0) return site_unit;  // sampled, to the bit
-  const double z = std::sqrt(s) * score(run_unit) + std::sqrt(1 - s) * score(site_unit);
+  const double z = std::sqrt(s) * run_score + std::sqrt(1 - s) * normal_score(site_unit);
   return boost::math::cdf(kStandardNormal, z);
 }
 

@@ -34,8 +34,15 @@ double lag1_score_correlation(const std::vector<double>& samples_in_order);
 // number of neighbour pairs, clipped to [0, 1]; 0 when no entry has enough samples.
 double machine_share(const std::vector<ProfileEntry>& entries);
 
+// The standard normal score Phi^-1(u) of a uniform draw u in [0, 1) (clamped away from 0 and 1,
+// whose scores would be infinite).
+double normal_score(double unit);
+
 // The op's uniform draw under compute_variance: machine: Phi(sqrt(s) z_run + sqrt(1 - s) z_site)
 // for the run's and the site's uniform draws (each in [0, 1); clamped away from 0 and 1).
 double machine_unit(double run_unit, double site_unit, double share);
+// The same with the run's draw given as its score z_run = normal_score(run_unit): a run's
+// score is the same for every op, so a sampler computes it once (the bits are machine_unit's).
+double machine_unit_given_run_score(double run_score, double site_unit, double share);
 
 }  // namespace geotrain

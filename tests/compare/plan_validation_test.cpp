@@ -3,7 +3,8 @@
 // a rank's compute per iteration (forward 0.5 s, backward 1 s, optimizer 10 ms per op) and at most a
 // few seconds of communication on top. Checked: the prediction comes from the planned profile (the
 // judged run has none here), the error against the committed measurement, one
-// profile made for two cases of the same shapes and reused by a second run (same figures), a case
+// profile made for a case and reused by a second run (same figures), a case with a profile made
+// just before its run (validate's plan_profile.json) predicted from that one instead, a case
 // without a committed comparison left out and said, a bad --scenarios refused before anything is
 // written.
 #include <catch2/catch.hpp>
@@ -120,13 +121,18 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
   write_comparison(dir + "/out/ring__b", 5.0);
   write_run_profile(dir + "/out/ring__a", 1.2);   // a slower machine than the profile's
   write_run_profile(dir + "/out/ring__b", 1.05);  // within 10 % of it
+  // ring__b was profiled just before its run, as validate does for a case it emulates.
+  const auto profiled = geotrain::test::sh("GEOTRAIN_WORKER=" + worker + " " + kGeotrain + " profile " + dir +
+                                         "/suite/ring__b.yaml --out " + dir + "/out/ring__b/plan_profile.json 2>&1");
+  INFO(profiled.out);
+  REQUIRE(profiled.status == 0);
 
   const auto first = geotrain::test::sh(validate(worker, dir + "/suite", dir + "/out"));
   INFO(first.out);
   REQUIRE(first.status == 0);
   const auto summary = read_json(dir + "/out/plan/summary.json");
-  CHECK(summary["profiling"]["profiles_made"] == 1);  // ring__a and ring__b share their shapes
-  CHECK(summary["profiling"]["profiles_reused"] == 1);
+  CHECK(summary["profiling"]["profiles_made"] == 1);  // ring__a's; ring__b has its own
+  CHECK(summary["profiling"]["profiles_reused"] == 0);
   REQUIRE(summary["left_out"].size() == 1);
   CHECK(summary["left_out"][0].get<std::string>().rfind("ring__c: no comparison.json", 0) == 0);
   CHECK(first.out.find("ring__c") != std::string::npos);
@@ -141,7 +147,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     std::vector<std::string> f;
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    REQUIRE(f.size() == 21);
+    REQUIRE(f.size() == 22);
     ++rows;
     const double measured = std::stod(f[6]), planned = std::stod(f[9]), error = std::stod(f[10]);
     INFO(line);
@@ -162,11 +168,16 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     CHECK(planned <= p90 + 1e-6);
     CHECK(std::stod(f[19]) == 0);
     CHECK(f[20] == (measured >= p10 && measured <= p90 ? "1" : "0"));
+    // Where the profile came from: ring__b's own, made before its run; ring__a's the shared folder's.
+    CHECK(f[21] == (f[1] == "b" ? "1" : "0"));
+    if (f[1] == "b") CHECK(f[16] == "ring__b/plan_profile.json");
+    else CHECK(f[16].size() == std::string("0123456789abcdef.json").size());
   }
   CHECK(rows == 2);
   const std::string table = text_of(dir + "/out/plan/table.md");
   CHECK(table.find("| all runs at the profile's speed (compute within 10 %) | flow | 1 |") != std::string::npos);
   CHECK(table.find("| all | flow | 2 |") != std::string::npos);
+  CHECK(table.find("| all runs profiled just before (validate's case profile) | flow | 1 |") != std::string::npos);
   CHECK(table.find("run within planned p10-p90 |") != std::string::npos);
 
   // Run again: the profile is reused, the figures are the same.
@@ -175,7 +186,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
   INFO(second.out);
   REQUIRE(second.status == 0);
   CHECK(read_json(dir + "/out/plan/summary.json")["profiling"]["profiles_made"] == 0);
-  CHECK(read_json(dir + "/out/plan/summary.json")["profiling"]["profiles_reused"] == 2);
+  CHECK(read_json(dir + "/out/plan/summary.json")["profiling"]["profiles_reused"] == 1);
   CHECK(text_of(dir + "/out/plan/summary.csv") == before);
   fs::remove_all(dir);
 }
