@@ -138,7 +138,9 @@ TEST_CASE("the tether ends the command's group when stdin closes and passes its 
           "[real][probe]") {
   // The remote command string, run by the local sh as sshd's login shell would (sh -c '<string>').
   process::ChildSpec spec;
-  spec.argv = {"sh", "-c", tethered({"sh", "-c", "sleep 300 & sleep 300; exit 3"})};
+  // A duration no other test sleeps for: ctest runs tests side by side, and the check below looks
+  // at every process of the machine (real_run_test's wrappers sleep 300 while this one runs).
+  spec.argv = {"sh", "-c", tethered({"sh", "-c", "sleep 317 & sleep 317; exit 3"})};
   spec.search_path = true;
   spec.in = process::Stream::pipe();
   spec.out = spec.err = process::Stream::null();
@@ -152,7 +154,7 @@ TEST_CASE("the tether ends the command's group when stdin closes and passes its 
   CHECK(*code == 128 + SIGKILL);
   CHECK(std::chrono::steady_clock::now() - closed < std::chrono::seconds(10));
   // Neither sleep of the group is left.
-  CHECK(geotrain::test::sh("pgrep -f '^sleep 300$' | wc -l").out.find("0") == 0);
+  CHECK(geotrain::test::sh("pgrep -f '^sleep 317$' | wc -l").out.find("0") == 0);
 
   spec.argv = {"sh", "-c", tethered({"sh", "-c", "echo out; echo err >&2; exit 3"})};
   spec.out = spec.err = process::Stream::pipe();
