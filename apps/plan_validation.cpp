@@ -95,6 +95,20 @@ double run_compute_ratio(const fs::path& run_dir, const std::string& planned_pro
   return plan_s > 0 ? run_s / plan_s : 0;
 }
 
+// `geotrain profile` of `scenario` into `file`, in a process of its own: nothing of this one (or of
+// a run) is in the timings. Written as <file>.partial and renamed, so `file` is always whole; the
+// child's output is appended to `log`.
+void profile_in_child(const fs::path& scenario, const fs::path& file, int repeat, int warmup, double min_seconds,
+                      const std::string& log) {
+  const fs::path partial = file.string() + ".partial";
+  fs::remove(partial);
+  run_child(self_executable(),
+            {"profile", scenario.string(), "--repeat", std::to_string(repeat), "--warmup", std::to_string(warmup),
+             "--min-seconds", fmt::format("{:g}", min_seconds), "--out", partial.string()},
+            log);
+  fs::rename(partial, file);
+}
+
 // Planned profiles by key: each made once by a `geotrain profile` child, reused after. index.json
 // records the scenario each was made from and how long it took.
 class PlannedProfiles {
@@ -132,16 +146,9 @@ class PlannedProfiles {
     fmt::print("   planned profile {}: geotrain profile {} --repeat {} --warmup {} --min-seconds {:g} ...\n",
                key.hash, scenario.filename().string(), repeat_, warmup_, min_seconds_);
     std::fflush(stdout);
-    const fs::path partial = file.string() + ".partial";
-    fs::remove(partial);
     const auto t0 = std::chrono::steady_clock::now();
-    // Its own process: nothing of this one (or of a run) is in the timings.
-    run_child(self_executable(),
-              {"profile", scenario.string(), "--repeat", std::to_string(repeat_), "--warmup", std::to_string(warmup_),
-               "--min-seconds", fmt::format("{:g}", min_seconds_), "--out", partial.string()},
-              dir_ + "/" + key.hash + ".log");
+    profile_in_child(scenario, file, repeat_, warmup_, min_seconds_, dir_ + "/" + key.hash + ".log");
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fs::rename(partial, file);
     results::write_result_text(dir_ + "/" + key.hash + ".key.txt", key.text);
     index_[key.hash] = {{"made_from", scenario.filename().string()}, {"wall_s", wall}};
     ++profiling.made;
@@ -215,16 +222,11 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
 void make_case_profile(const fs::path& scenario, const std::string& case_dir, const PlanValidationOptions& o,
                        double min_seconds) {
   const fs::path file = fs::path(case_dir) / kCaseProfileFile;
-  const fs::path partial = file.string() + ".partial";
+  const std::string log = case_dir + "/plan_profile.log";
   fs::create_directories(case_dir);
   fs::remove(file);
-  fs::remove(partial);
-  fs::remove(fs::path(case_dir) / "plan_profile.log");
-  run_child(self_executable(),
-            {"profile", scenario.string(), "--repeat", std::to_string(o.repeat), "--warmup", std::to_string(o.warmup),
-             "--min-seconds", fmt::format("{:g}", min_seconds), "--out", partial.string()},
-            case_dir + "/plan_profile.log");
-  fs::rename(partial, file);
+  fs::remove(log);  // the child appends: this case's log only
+  profile_in_child(scenario, file, o.repeat, o.warmup, min_seconds, log);
 }
 
 std::pair<std::string, std::string> suite_case_labels(const std::string& stem) {
