@@ -1,5 +1,5 @@
 // geotrain profile <scenario> [--device cpu|cuda] [--threads N] [--repeat K] [--warmup W] [--min-seconds S]
-//                             [--out FILE] [--device-entry NAME [--like DEVICE]] [--set key=value ...]
+//                             [--concurrent K] [--out FILE] [--device-entry NAME [--like DEVICE]] [--set key=value ...]
 // Measures the scenario's Compute ops on this machine before any run (emu/profile) and writes
 // the compute profile `simulate` reads (simulation.compute_profile); with --device-entry also the
 // device's efficiency against a device library entry, as a scenario profile (docs/devices.md).
@@ -26,6 +26,10 @@ void add_profile_command(CLI::App& app, Action& action) {
   cmd->add_option("--min-seconds", o->min_seconds,
                   "time more rounds (every op of a stage once each) until a stage's have taken this long (default 0)")
       ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--concurrent", o->concurrent,
+                  "workers timing the ops at once, their samples pooled (default 1; the host's cores to profile "
+                  "under a run's load)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--out", o->out, "the profile file (default: results/<scenario>/profile/<NNN>/compute_profile.json)");
   cmd->add_option("--results", o->results, "results root for the default run directory");
   cmd->add_option("--worker", o->worker, "geotrain-worker executable (default: $GEOTRAIN_WORKER, or next to geotrain)");

@@ -43,6 +43,10 @@ const std::string kAtProfileSpeed =
     fmt::format("all runs at the profile's speed (compute within {:g} %)", kSameSpeedTolerance * 100);
 
 const std::string kProfiledBeforeRun = "all runs profiled just before (validate's case profile)";
+const std::string kProfiledUnderLoad = "profiled just before, as many workers at once as the run's ranks";
+
+// A case profile made by as many workers at once as the run put ranks on the host.
+bool profiled_under_load(const PlanRow& r) { return r.profile_before_run && r.profile_concurrent >= r.world_size; }
 
 nlohmann::ordered_json stats_json(const PlanStats& s) {
   return {{"cases", s.cases},
@@ -58,15 +62,16 @@ std::string csv_text(const std::vector<PlanRow>& rows) {
       "variant,network,model,world_size,network_model,host_cores,measured_s,same_run_predicted_s,"
       "same_run_error_pct,planned_s,planning_error_pct,measured_mean_s,planned_mean_s,planning_mean_error_pct,"
       "planned_spread_pct,run_compute_ratio,profile,planned_p10_s,planned_p90_s,machine_share,measured_in_range,"
-      "profile_before_run\n";
+      "profile_before_run,profile_concurrent\n";
   for (const auto& r : rows)
     csv += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},"
-                       "{:.6f},{:.6f},{:.3f},{},{}\n",
+                       "{:.6f},{:.6f},{:.3f},{},{},{}\n",
                        r.variant, r.network, r.model_preset, r.world_size, r.network_model, r.host_cores,
                        r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,
                        r.planning_error_pct, r.measured_mean_s, r.planned_mean_s, r.planning_mean_error_pct,
                        r.planned_spread_pct, r.run_compute_ratio, r.profile, r.planned_p10_s, r.planned_p90_s,
-                       r.machine_share, measured_in_planned_range(r) ? 1 : 0, r.profile_before_run ? 1 : 0);
+                       r.machine_share, measured_in_planned_range(r) ? 1 : 0, r.profile_before_run ? 1 : 0,
+                       r.profile_concurrent);
   return csv;
 }
 
@@ -80,6 +85,7 @@ std::vector<std::string> groups_of(const std::vector<PlanRow>& rows) {
     if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
   groups.push_back("all");
   groups.push_back(kProfiledBeforeRun);
+  groups.push_back(kProfiledUnderLoad);
   groups.push_back(kAtProfileSpeed);
   return groups;
 }
@@ -93,6 +99,7 @@ std::map<std::string, std::map<std::string, GroupErrors>> errors_by_model_and_gr
   std::map<std::string, std::map<std::string, GroupErrors>> by;
   for (const auto& r : rows)
     for (const auto& g : {plan_group(r), std::string("all"), r.profile_before_run ? kProfiledBeforeRun : std::string(),
+                          profiled_under_load(r) ? kProfiledUnderLoad : std::string(),
                           ran_at_profile_speed(r) ? kAtProfileSpeed : std::string()}) {
       if (g.empty()) continue;
       auto& e = by[r.network_model][g];

@@ -25,6 +25,7 @@ struct PlanRow {
   double run_compute_ratio = 0;
   std::string profile;            // the planned profile's file name (<case>/plan_profile.json or the shared one's)
   bool profile_before_run = false;  // made by validate just before the run, on its machine
+  int profile_concurrent = 1;       // workers that made the profile at once (geotrain profile --concurrent)
 };
 
 // |error| statistics: median, 90th percentile (interpolated), max, and counts within 5 and 10 %.

@@ -99,12 +99,13 @@ double run_compute_ratio(const fs::path& run_dir, const std::string& planned_pro
 // a run) is in the timings. Written as <file>.partial and renamed, so `file` is always whole; the
 // child's output is appended to `log`.
 void profile_in_child(const fs::path& scenario, const fs::path& file, int repeat, int warmup, double min_seconds,
-                      const std::string& log) {
+                      int concurrent, const std::string& log) {
   const fs::path partial = file.string() + ".partial";
   fs::remove(partial);
   run_child(self_executable(),
             {"profile", scenario.string(), "--repeat", std::to_string(repeat), "--warmup", std::to_string(warmup),
-             "--min-seconds", fmt::format("{:g}", min_seconds), "--out", partial.string()},
+             "--min-seconds", fmt::format("{:g}", min_seconds), "--concurrent", std::to_string(concurrent), "--out",
+             partial.string()},
             log);
   fs::rename(partial, file);
 }
@@ -147,7 +148,7 @@ class PlannedProfiles {
                key.hash, scenario.filename().string(), repeat_, warmup_, min_seconds_);
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
-    profile_in_child(scenario, file, repeat_, warmup_, min_seconds_, dir_ + "/" + key.hash + ".log");
+    profile_in_child(scenario, file, repeat_, warmup_, min_seconds_, 1, dir_ + "/" + key.hash + ".log");
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     results::write_result_text(dir_ + "/" + key.hash + ".key.txt", key.text);
     index_[key.hash] = {{"made_from", scenario.filename().string()}, {"wall_s", wall}};
@@ -220,13 +221,13 @@ PlannedPrediction predict(const fs::path& scenario, const Scenario& s, const Jud
 }  // namespace
 
 void make_case_profile(const fs::path& scenario, const std::string& case_dir, const PlanValidationOptions& o,
-                       double min_seconds) {
+                       double min_seconds, int concurrent) {
   const fs::path file = fs::path(case_dir) / kCaseProfileFile;
   const std::string log = case_dir + "/plan_profile.log";
   fs::create_directories(case_dir);
   fs::remove(file);
   fs::remove(log);  // the child appends: this case's log only
-  profile_in_child(scenario, file, o.repeat, o.warmup, min_seconds, log);
+  profile_in_child(scenario, file, o.repeat, o.warmup, min_seconds, concurrent, log);
 }
 
 std::pair<std::string, std::string> suite_case_labels(const std::string& stem) {
@@ -270,6 +271,8 @@ int run_plan_validation(const PlanValidationOptions& o) {
       const std::string case_out = path_under(plan_dir, {stem}, "--scenarios file").string();
       fs::create_directories(case_out);
       const double compute_ratio = run_compute_ratio(run.dir, profile, s);
+      const auto at = read_profile_measured_at(profile);
+      const int concurrent = at ? at->concurrent : 1;
       const double share = planned_machine_share(profile, s, host_cores);
       for (const auto& model : network_models(o.network_model)) {
         const auto p = predict(file, s, run, profile, model, host_cores, o, case_out);
@@ -288,6 +291,7 @@ int run_plan_validation(const PlanValidationOptions& o) {
         r.run_compute_ratio = compute_ratio;
         r.profile = before_run ? stem + "/" + kCaseProfileFile : fs::path(profile).filename().string();
         r.profile_before_run = before_run;
+        r.profile_concurrent = concurrent;
         fmt::print("   {:<4} measured {:.4f} s  same-run {:.4f} s ({:+.1f}%)  planned {:.4f} s ({:+.1f}%), "
                    "p10-p90 {:.4f}-{:.4f} s (machine share {:.2f})\n",
                    model, r.measured_s, r.same_run_predicted_s, r.same_run_error_pct, r.planned_s,

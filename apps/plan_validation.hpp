@@ -34,11 +34,12 @@ struct PlanValidationOptions {
 // predicts the case from it in preference to the shared folder of profiles.
 inline constexpr const char* kCaseProfileFile = "plan_profile.json";
 
-// Makes <case_dir>/plan_profile.json for `scenario` (geotrain profile --repeat/--warmup/--min-seconds
-// from `options`, its log in <case_dir>/plan_profile.log); an old one is removed first, so a
-// case's profile is never from another run's machine. Throws what run_child throws.
+// Makes <case_dir>/plan_profile.json for `scenario` (geotrain profile --repeat/--warmup from
+// `options`, --min-seconds, --concurrent: workers timing at once, as many as the run's ranks on
+// the host; its log in <case_dir>/plan_profile.log); an old one is removed first, so a case's
+// profile is never from another run's machine. Throws what run_child throws.
 void make_case_profile(const std::filesystem::path& scenario, const std::string& case_dir,
-                       const PlanValidationOptions& options, double min_seconds);
+                       const PlanValidationOptions& options, double min_seconds, int concurrent);
 
 // A suite file's labels: "ddp_ring__case5" -> {"ddp_ring", "case5"}; {stem, ""} without "__".
 std::pair<std::string, std::string> suite_case_labels(const std::string& stem);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -72,7 +73,8 @@ std::string worker_path(const std::string& given) {
 
 // The CPU holds the stage (weights, gradients, optimizer state, activations) in its memory; the
 // CUDA context the estimate adds is not there. The worker checks a GPU's free memory itself.
-void check_host_memory(const WorkerJob& job, const std::vector<ProfileOpSite>& sites) {
+// `copies` workers (--concurrent) hold a stage each at the same time.
+void check_host_memory(const WorkerJob& job, const std::vector<ProfileOpSite>& sites, int copies) {
   const auto available = available_memory_bytes();
   if (!available) return;  // no /proc/meminfo: nothing to judge by
   std::set<int> ranks;
@@ -81,14 +83,15 @@ void check_host_memory(const WorkerJob& job, const std::vector<ProfileOpSite>& s
     const auto plan = make_rank_plan(job.program, rank, job.model.layers);
     StageMemory need = estimate_stage_memory(job, plan);
     need.overhead = 0;
-    if (need.total() <= *available) continue;
+    if (need.total() * copies <= *available) continue;
     throw InputError(fmt::format(
         "geotrain profile: stage {} (layers [{}, {})) needs about {:.2f} GiB of host memory (weights {:.2f}, "
-        "gradients {:.2f}, optimizer {:.2f}, outer {:.2f}, activations {:.2f}) but {:.2f} GiB are available "
+        "gradients {:.2f}, optimizer {:.2f}, outer {:.2f}, activations {:.2f}){} but {:.2f} GiB are available "
         "(MemAvailable, /proc/meminfo; a smaller model or micro-batch would fit)",
-        plan.stage, plan.layer_begin, plan.layer_end, need.total() / kProfileGiB, need.weights / kProfileGiB,
-        need.gradients / kProfileGiB, need.optimizer / kProfileGiB, need.outer / kProfileGiB,
-        need.activations / kProfileGiB, *available / kProfileGiB));
+        plan.stage, plan.layer_begin, plan.layer_end, need.total() * copies / kProfileGiB,
+        need.weights / kProfileGiB, need.gradients / kProfileGiB, need.optimizer / kProfileGiB,
+        need.outer / kProfileGiB, need.activations / kProfileGiB,
+        copies > 1 ? fmt::format(" for each of --concurrent {}", copies) : std::string(), *available / kProfileGiB));
   }
 }
 
@@ -100,13 +103,8 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
-// Runs the worker: its progress lines go to our stdout, its errors to a file we read back.
-void run_worker_profile(const std::vector<std::string>& argv, const std::string& err_path) {
-  process::ChildSpec spec;
-  spec.argv = argv;
-  spec.die_with_parent = true;
-  spec.err = process::Stream::file(err_path);
-  const int code = process::ChildProcess::start(spec).wait();
+// A worker's exit: nothing for 0, else its refusal (InputError, as it words it) or its failure.
+void check_worker_exit(int code, const std::vector<std::string>& argv, const std::string& err_path) {
   if (code == 0) return;
   auto lines = lines_of(err_path);
   if (code == 2 && !lines.empty()) throw InputError(lines);  // the worker's refusal, as it words it
@@ -114,6 +112,43 @@ void run_worker_profile(const std::vector<std::string>& argv, const std::string&
   for (std::size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) tail += "\n  " + lines[i];
   throw Error(fmt::format("geotrain profile: {} ended with {}{}", process::command_line(argv),
                           process::describe_exit(code, argv.front()), tail));
+}
+
+// One worker's folder for its answer (profile_times.json), its errors and, but for the first
+// one's, its progress lines.
+struct WorkerRun {
+  std::string dir;
+  std::vector<std::string> argv;
+  process::ChildProcess child;
+};
+
+// Runs `count` workers at once, each timing every op (--concurrent): the first one's progress
+// lines go to our stdout, the others' to files. Polls them, so the first to fail stops the rest
+// at once instead of after they have timed everything; throws as check_worker_exit.
+void run_worker_profiles(std::vector<WorkerRun>& runs) {
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    process::ChildSpec spec;
+    spec.argv = runs[k].argv;
+    spec.die_with_parent = true;
+    if (k > 0) spec.out = process::Stream::file(runs[k].dir + "/worker.out");
+    spec.err = process::Stream::file(runs[k].dir + "/worker.err");
+    runs[k].child = process::ChildProcess::start(spec);
+  }
+  for (std::size_t done = 0; done < runs.size();) {
+    done = 0;
+    for (auto& r : runs) {
+      const auto code = r.child.exit_code() ? r.child.exit_code() : r.child.try_wait();
+      if (!code) continue;
+      ++done;
+      if (*code == 0) continue;
+      std::vector<process::ChildProcess*> others;
+      for (auto& o : runs)
+        if (o.child.running()) others.push_back(&o.child);
+      process::ChildProcess::stop_all(others, 2.0);
+      check_worker_exit(*code, r.argv, r.dir + "/worker.err");
+    }
+    if (done < runs.size()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 // --device-entry: the library device the efficiency is measured against, checked before minutes
@@ -174,7 +209,8 @@ ProfileResult run_profile(const ProfileOptions& o) {
   request.min_seconds = o.min_seconds;
   request.ops = distinct_compute_ops(program);
   if (request.ops.empty()) throw InputError(fmt::format("geotrain profile: {}: the Program has no Compute op", s.path));
-  if (o.device == "cpu") check_host_memory(job, request.ops);
+  if (o.concurrent < 1) throw InputError(fmt::format("geotrain profile: --concurrent {}: expected 1 or more", o.concurrent));
+  if (o.device == "cpu") check_host_memory(job, request.ops, o.concurrent);
   const int threads = o.threads > 0 ? o.threads : s.emulation.torch_threads;
 
   std::set<int> ranks;
@@ -183,22 +219,31 @@ ProfileResult run_profile(const ProfileOptions& o) {
   const std::string job_path = scratch.path() + "/job.json", request_path = scratch.path() + "/request.json";
   write_worker_job(job, job_path);
   write_profile_request(request, request_path);
-  run_worker_profile({worker, "--profile", request_path, "--program", job_path, "--out", scratch.path(), "--device",
-                      o.device, "--threads", std::to_string(threads), "--seed", std::to_string(s.seed)},
-                     scratch.path() + "/worker.err");
-  const ProfileTimes times = read_profile_times(scratch.path() + "/profile_times.json", program);
+  std::vector<WorkerRun> runs(static_cast<std::size_t>(o.concurrent));
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    runs[k].dir = scratch.path() + "/worker" + std::to_string(k);
+    fs::create_directories(runs[k].dir);
+    runs[k].argv = {worker, "--profile", request_path, "--program", job_path, "--out", runs[k].dir, "--device",
+                    o.device, "--threads", std::to_string(threads), "--seed", std::to_string(s.seed)};
+  }
+  run_worker_profiles(runs);
+  // Every worker's samples, pooled: with --concurrent K an op's samples are K workers' at once.
+  std::vector<ProfileTimes> answers;
+  for (const auto& r : runs) answers.push_back(read_profile_times(r.dir + "/profile_times.json", program));
+  const ProfileTimes& times = answers.front();
 
   std::vector<ProfileSample> samples;
-  for (const auto& t : times.ops) {
-    const auto& op = *program.ranks.at(static_cast<std::size_t>(t.site.rank))
-                          .at(static_cast<std::size_t>(t.site.op))
-                          .as<ComputeOp>();
-    for (std::size_t k = 0; k < t.samples_s.size(); ++k) {
-      ProfileSample sample{op, t.samples_s[k], std::nan(""), {}};
-      if (k < t.cpu_samples_s.size()) sample.cpu_seconds = t.cpu_samples_s[k];
-      samples.push_back(sample);
+  for (const auto& answer : answers)
+    for (const auto& t : answer.ops) {
+      const auto& op = *program.ranks.at(static_cast<std::size_t>(t.site.rank))
+                            .at(static_cast<std::size_t>(t.site.op))
+                            .as<ComputeOp>();
+      for (std::size_t k = 0; k < t.samples_s.size(); ++k) {
+        ProfileSample sample{op, t.samples_s[k], std::nan(""), {}};
+        if (k < t.cpu_samples_s.size()) sample.cpu_seconds = t.cpu_samples_s[k];
+        samples.push_back(sample);
+      }
     }
-  }
   const auto entries = summarize_samples(samples);
   ProfileMeasuredAt at = measured_at_of(s);
   at.device = times.device;
@@ -209,6 +254,7 @@ ProfileResult run_profile(const ProfileOptions& o) {
   at.repeat = o.repeat;
   at.warmup = o.warmup;
   at.min_seconds = o.min_seconds;
+  at.concurrent = o.concurrent;
 
   std::optional<DeviceEfficiency> efficiency;
   std::optional<std::string> refused;

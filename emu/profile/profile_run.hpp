@@ -23,6 +23,8 @@ struct ProfileOptions {
   int repeat = 10;                // timed runs per op
   int warmup = 2;                 // untimed runs before them
   double min_seconds = 0;         // timed rounds continue until each stage's have taken this long
+  int concurrent = 1;             // workers timing the ops at once, their samples pooled: the load of a
+                                  // run whose ranks fill the host's cores (memory bandwidth, caches)
   std::string out;                // the profile file; "" = results/<scenario>/profile/<NNN>/compute_profile.json
   std::string results = "results";
   std::string worker;             // geotrain-worker; "" = $GEOTRAIN_WORKER or next to geotrain

@@ -257,7 +257,8 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
                           {"date", m.date},
                           {"repeat", m.repeat},
                           {"warmup", m.warmup},
-                          {"min_seconds", m.min_seconds}};
+                          {"min_seconds", m.min_seconds},
+                          {"concurrent", m.concurrent}};
   }
   if (efficiency) {
     const DeviceEfficiency& e = *efficiency;
@@ -367,6 +368,7 @@ std::optional<ProfileMeasuredAt> read_profile_measured_at(const std::string& pat
     r.repeat = m.value("repeat", 0);
     r.warmup = m.value("warmup", 0);
     r.min_seconds = m.value("min_seconds", 0.0);
+    r.concurrent = m.value("concurrent", 1);  // profiles from before --concurrent: one worker
   } catch (const json::exception& e) {
     problems.push_back(fmt::format("{}: measured_at: {}", path, e.what()));
   }

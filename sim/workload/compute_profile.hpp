@@ -103,6 +103,7 @@ struct ProfileMeasuredAt {
   std::string date;   // UTC, ISO 8601
   int repeat = 0, warmup = 0;
   double min_seconds = 0;  // timed rounds went on until a stage's had taken this long
+  int concurrent = 1;      // workers that timed the ops at once (geotrain profile --concurrent)
 };
 
 // What `geotrain profile --device-entry` measured: "device_efficiency": {"profile", "like",

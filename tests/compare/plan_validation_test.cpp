@@ -4,9 +4,9 @@
 // few seconds of communication on top. Checked: the prediction comes from the planned profile (the
 // judged run has none here), the error against the committed measurement, one
 // profile made for a case and reused by a second run (same figures), a case with a profile made
-// just before its run (validate's plan_profile.json) predicted from that one instead, a case
-// without a committed comparison left out and said, a bad --scenarios refused before anything is
-// written.
+// just before its run (validate's plan_profile.json, two workers at once) predicted from that one
+// instead and counted as profiled under its run's load, a case without a committed comparison
+// left out and said, a bad --scenarios refused before anything is written.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -121,9 +121,11 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
   write_comparison(dir + "/out/ring__b", 5.0);
   write_run_profile(dir + "/out/ring__a", 1.2);   // a slower machine than the profile's
   write_run_profile(dir + "/out/ring__b", 1.05);  // within 10 % of it
-  // ring__b was profiled just before its run, as validate does for a case it emulates.
+  // ring__b was profiled just before its run, as validate does for a case it emulates: as many
+  // workers at once as its ranks.
   const auto profiled = geotrain::test::sh("GEOTRAIN_WORKER=" + worker + " " + kGeotrain + " profile " + dir +
-                                         "/suite/ring__b.yaml --out " + dir + "/out/ring__b/plan_profile.json 2>&1");
+                                         "/suite/ring__b.yaml --concurrent 2 --out " + dir +
+                                         "/out/ring__b/plan_profile.json 2>&1");
   INFO(profiled.out);
   REQUIRE(profiled.status == 0);
 
@@ -147,7 +149,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     std::vector<std::string> f;
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    REQUIRE(f.size() == 22);
+    REQUIRE(f.size() == 23);
     ++rows;
     const double measured = std::stod(f[6]), planned = std::stod(f[9]), error = std::stod(f[10]);
     INFO(line);
@@ -170,6 +172,7 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
     CHECK(f[20] == (measured >= p10 && measured <= p90 ? "1" : "0"));
     // Where the profile came from: ring__b's own, made before its run; ring__a's the shared folder's.
     CHECK(f[21] == (f[1] == "b" ? "1" : "0"));
+    CHECK(f[22] == (f[1] == "b" ? "2" : "1"));  // workers that made the profile at once
     if (f[1] == "b") CHECK(f[16] == "ring__b/plan_profile.json");
     else CHECK(f[16].size() == std::string("0123456789abcdef.json").size());
   }
@@ -178,6 +181,8 @@ TEST_CASE("validate --plan: planned profile, committed measurement, shared and r
   CHECK(table.find("| all runs at the profile's speed (compute within 10 %) | flow | 1 |") != std::string::npos);
   CHECK(table.find("| all | flow | 2 |") != std::string::npos);
   CHECK(table.find("| all runs profiled just before (validate's case profile) | flow | 1 |") != std::string::npos);
+  CHECK(table.find("| profiled just before, as many workers at once as the run's ranks | flow | 1 |") !=
+        std::string::npos);
   CHECK(table.find("run within planned p10-p90 |") != std::string::npos);
 
   // Run again: the profile is reused, the figures are the same.

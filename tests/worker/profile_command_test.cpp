@@ -1,10 +1,10 @@
 // `geotrain profile` with the real CPU worker (no root, no network): the profile of ddp_ring_2 has
 // an entry for every Compute op of its Program with the asked number of samples, loads in
 // `simulate` of the same scenario and of one with another network, and is refused (pinned
-// messages) for another d_model or micro-batch; with --device-entry the profile carries the
-// forward/backward rate against a library device's peak and a fragment a scenario loads. Bad
-// flags, a device this build has not and a model too large for the host's memory exit 2 and
-// write nothing. Judges files and messages, never time.
+// messages) for another d_model or micro-batch; --concurrent 2 pools two workers' samples; with
+// --device-entry the profile carries the forward/backward rate against a library device's peak
+// and a fragment a scenario loads. Bad flags, a device this build has not and a model too large
+// for the host's memory exit 2 and write nothing. Judges files and messages, never time.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -165,6 +165,29 @@ TEST_CASE("profile --min-seconds: rounds go on past --repeat, every op of the st
   CHECK(doc["measured_at"]["repeat"] == 2);
 }
 
+TEST_CASE("profile --concurrent 2: two real workers time every op at once, their samples pooled",
+          "[worker][profile]") {
+  const std::string dir = fresh_dir("geotrain-profile-concurrent");
+  geotrain::test::remove_at_exit(dir);
+  const std::string profile = dir + "/cpu.json";
+  const auto r = geotrain::test::sh(kBin + " profile " + kScenario + " --repeat 3 --warmup 0 --concurrent 2 --out " +
+                                    profile + " 2>&1");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  // One worker's progress lines on the terminal, not two interleaved.
+  const auto first = r.out.find("stage 0 (rank 0, layers [0, 4))");
+  REQUIRE(first != std::string::npos);
+  CHECK(r.out.find("stage 0 (rank 0, layers [0, 4))", first + 1) == std::string::npos);
+  const auto doc = read_json(profile);
+  REQUIRE(doc["ops"].size() == 3);
+  for (const auto& e : doc["ops"]) {
+    CHECK(e["samples_s"].size() == 6);  // 3 of each worker
+    CHECK(e["cpu_samples_s"].size() == 6);
+  }
+  CHECK(doc["measured_at"]["concurrent"] == 2);
+  CHECK(doc["measured_at"]["repeat"] == 3);
+}
+
 TEST_CASE("profile --device-entry: the real worker's forward/backward rate against V100's peak, as a loadable entry",
           "[worker][profile][devices]") {
   const std::string dir = fresh_dir("geotrain-profile-device-entry");
@@ -204,7 +227,7 @@ TEST_CASE("profile: bad flags or a missing scenario or an existing --out or an u
   const std::string dir = fresh_dir("geotrain-profile-bad");
   geotrain::test::remove_at_exit(dir);
   const std::string out = " --out " + dir + "/p.json";
-  for (const std::string flags : {" --device tpu", " --repeat 0", " --threads 0", " --warmup -1", " --bogus 1"}) {
+  for (const std::string flags : {" --device tpu", " --repeat 0", " --threads 0", " --warmup -1", " --concurrent 0", " --bogus 1"}) {
     const auto r = geotrain::test::sh(kBin + " profile " + kScenario + flags + out + " 2>&1");
     INFO(flags << ": " << r.out);
     CHECK(r.status == 2);
