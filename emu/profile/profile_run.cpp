@@ -137,7 +137,7 @@ void run_worker_profiles(std::vector<WorkerRun>& runs) {
   for (std::size_t done = 0; done < runs.size();) {
     done = 0;
     for (auto& r : runs) {
-      const auto code = r.child.exit_code() ? r.child.exit_code() : r.child.try_wait();
+      const auto code = r.child.try_wait();  // a reaped child answers its code again
       if (!code) continue;
       ++done;
       if (*code == 0) continue;
@@ -209,7 +209,8 @@ ProfileResult run_profile(const ProfileOptions& o) {
   request.min_seconds = o.min_seconds;
   request.ops = distinct_compute_ops(program);
   if (request.ops.empty()) throw InputError(fmt::format("geotrain profile: {}: the Program has no Compute op", s.path));
-  if (o.concurrent < 1) throw InputError(fmt::format("geotrain profile: --concurrent {}: expected 1 or more", o.concurrent));
+  if (o.concurrent < 1)  // the CLI checks its range; a library caller gets the same line
+    throw InputError(fmt::format("geotrain profile: --concurrent {}: expected 1 or more", o.concurrent));
   if (o.device == "cpu") check_host_memory(job, request.ops, o.concurrent);
   const int threads = o.threads > 0 ? o.threads : s.emulation.torch_threads;
 

@@ -24,7 +24,7 @@ struct ProfileOptions {
   int warmup = 2;                 // untimed runs before them
   double min_seconds = 0;         // timed rounds continue until each stage's have taken this long
   int concurrent = 1;             // workers timing the ops at once, their samples pooled: the load of a
-                                  // run whose ranks fill the host's cores (memory bandwidth, caches)
+                                  // run with that many ranks on the host (switches, cold caches)
   std::string out;                // the profile file; "" = results/<scenario>/profile/<NNN>/compute_profile.json
   std::string results = "results";
   std::string worker;             // geotrain-worker; "" = $GEOTRAIN_WORKER or next to geotrain

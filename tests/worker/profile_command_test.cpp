@@ -227,7 +227,8 @@ TEST_CASE("profile: bad flags or a missing scenario or an existing --out or an u
   const std::string dir = fresh_dir("geotrain-profile-bad");
   geotrain::test::remove_at_exit(dir);
   const std::string out = " --out " + dir + "/p.json";
-  for (const std::string flags : {" --device tpu", " --repeat 0", " --threads 0", " --warmup -1", " --concurrent 0", " --bogus 1"}) {
+  for (const std::string flags :
+       {" --device tpu", " --repeat 0", " --threads 0", " --warmup -1", " --concurrent 0", " --bogus 1"}) {
     const auto r = geotrain::test::sh(kBin + " profile " + kScenario + flags + out + " 2>&1");
     INFO(flags << ": " << r.out);
     CHECK(r.status == 2);
