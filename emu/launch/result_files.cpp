@@ -78,7 +78,6 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
     const double slowdown = static_cast<std::size_t>(r) < slowdown_of_rank.size()
                                 ? slowdown_of_rank[static_cast<std::size_t>(r)] : 1.0;
     for (const RankOpRow* row : ordered(m.ops[static_cast<std::size_t>(r)])) {
-      if (row->step < warmup) continue;
       const Op& op = program.ranks[static_cast<std::size_t>(r)].at(static_cast<std::size_t>(row->op));
       const auto* c = op.as<ComputeOp>();
       if (!c) continue;
@@ -88,7 +87,8 @@ std::vector<ProfileSample> profile_samples(const Program& program, const RankMea
       const double sleep_s = schedule.sleep_s(r, row->step, row->op, op);
       const double work_s = std::max(0.0, row->end_s - row->start_s - sleep_s);
       // CPU time is not divided: the worker's slowdown is a sleep, which uses none.
-      out.push_back({*c, work_s / slowdown, row->cpu_s, {r, row->step, row->op}});
+      // Warm-up steps are kept apart (the simulation replays them for its own warm-up).
+      out.push_back({*c, work_s / slowdown, row->cpu_s, {r, row->step, row->op}, row->step < warmup});
     }
   }
   return out;

@@ -56,7 +56,8 @@ double median_iteration_time(const std::vector<StepFigures>& steps, int warmup,
 void write_ops_csv(const Program& program, const RankMeasurements& m, std::ostream& out);
 void write_trace(const Program& program, const RankMeasurements& m, std::ostream& out);
 
-// Compute op durations of the steps after `warmup`, for summarize_samples(): each less the
+// Compute op durations for summarize_samples(), those of the first `warmup` steps flagged
+// ProfileSample::warmup (kept apart from the medians; the simulation replays them): each less the
 // seeded straggler sleep the worker took inside it (`stragglers`, the scenario's), then divided
 // by its rank's device slowdown (a profile of the undelayed work; the simulator applies the
 // sleep and the slowdown itself).

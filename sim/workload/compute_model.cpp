@@ -56,6 +56,7 @@ struct ComputeModel::Impl {
   // compute_variance: steps: the measured steps (ascending) and, per (rank, step, op index),
   // the entry and the time of that execution.
   std::vector<int> measured_steps;
+  std::vector<int> warmup_steps;  // the run's warm-up steps with samples (ascending)
   std::map<std::tuple<int, int, int>, std::pair<std::size_t, double>> measured_at;
   bool planned = false;  // the profile has measured_at (geotrain profile): exact entries only
   double machine_share = 0;  // compute_variance: machine (machine_speed.hpp)
@@ -63,9 +64,14 @@ struct ComputeModel::Impl {
   // The time `site`'s op took in the measured step drawn for its iteration, if recorded there.
   std::optional<double> measured_step_time(const ProfileMatch& m, const ComputeSite& site) const {
     if (measured_steps.empty() || !m.exact) return std::nullopt;
-    const auto k = sampler->measured_step(site.iteration, measured_steps.front(),
-                                          measured_steps.size());
-    const auto it = measured_at.find({site.rank, measured_steps[k], site.op_index});
+    // An iteration before the first measured step replays the run's own warm-up step, if kept
+    // (compute_profile.hpp: the first iteration is not a typical one).
+    const bool warmup = site.iteration < measured_steps.front() &&
+                        std::binary_search(warmup_steps.begin(), warmup_steps.end(), site.iteration);
+    const int step = warmup ? static_cast<int>(site.iteration)
+                            : measured_steps[sampler->measured_step(site.iteration, measured_steps.front(),
+                                                                    measured_steps.size())];
+    const auto it = measured_at.find({site.rank, step, site.op_index});
     if (it == measured_at.end() || it->second.first != m.entry) return std::nullopt;
     return it->second.second;
   }
@@ -137,10 +143,16 @@ ComputeModel::ComputeModel(const Scenario& scenario) : impl_(std::make_unique<Im
         impl_->measured_at[{s.rank, s.step, s.op}] = {i, e.samples_s[k]};
         impl_->measured_steps.push_back(s.step);
       }
+      for (std::size_t k = 0; k < e.warmup_sample_sites.size() && k < e.warmup_samples_s.size(); ++k) {
+        const SampleSite& s = e.warmup_sample_sites[k];
+        impl_->measured_at[{s.rank, s.step, s.op}] = {i, e.warmup_samples_s[k]};
+        impl_->warmup_steps.push_back(s.step);
+      }
     }
-    auto& steps = impl_->measured_steps;
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    for (auto* steps : {&impl_->measured_steps, &impl_->warmup_steps}) {
+      std::sort(steps->begin(), steps->end());
+      steps->erase(std::unique(steps->begin(), steps->end()), steps->end());
+    }
   }
 }
 
@@ -155,6 +167,9 @@ void ComputeModel::use_cpu_times(const std::string& file) {
                                    file, i));
     e.median_s = e.cpu_median_s;
     e.samples_s = e.cpu_samples_s;
+    // Warm-up steps replay their CPU times too, or none (a wall time would count the sharing twice).
+    e.warmup_samples_s = e.warmup_cpu_samples_s;
+    if (e.warmup_samples_s.empty()) e.warmup_sample_sites.clear();
   }
 }
 

@@ -107,8 +107,14 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   };
   seconds_list("samples_s", e.samples_s);
   seconds_list("cpu_samples_s", e.cpu_samples_s);
-  if (j.contains("sample_sites")) {
-    const json& sites = j["sample_sites"];
+  // One [rank, step, op] per sample of `samples`.
+  const auto site_list = [&](const char* key, std::size_t samples, std::vector<SampleSite>& out) {
+    if (!j.contains(key)) {
+      problems.push_back(fmt::format("{}: missing (expected one [rank, step, op] per sample, {} "
+                                     "samples)", where(key), samples));
+      return;
+    }
+    const json& sites = j[key];
     const auto is_site = [](const json& s) {
       return s.is_array() && s.size() == 3 &&
              std::all_of(s.begin(), s.end(), [](const json& v) {
@@ -116,17 +122,24 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
                       v.get<long long>() <= 1'000'000'000;
              });
     };
-    if (!sites.is_array() || sites.size() != e.samples_s.size() ||
+    if (!sites.is_array() || sites.size() != samples ||
         !std::all_of(sites.begin(), sites.end(), is_site)) {
       problems.push_back(fmt::format("{}: expected one [rank, step, op] of integers >= 0 per "
                                      "sample ({} samples)",
-                                     where("sample_sites"), e.samples_s.size()));
-    } else {
-      for (const auto& s : sites)
-        e.sample_sites.push_back(
-            {s[0].get<int>(), s[1].get<int>(), s[2].get<int>()});
+                                     where(key), samples));
+      return;
     }
-  }
+    for (const auto& s : sites) out.push_back({s[0].get<int>(), s[1].get<int>(), s[2].get<int>()});
+  };
+  if (j.contains("sample_sites")) site_list("sample_sites", e.samples_s.size(), e.sample_sites);
+  seconds_list("warmup_samples_s", e.warmup_samples_s);
+  seconds_list("warmup_cpu_samples_s", e.warmup_cpu_samples_s);
+  if (j.contains("warmup_samples_s"))  // the sites say which step each replays: required
+    site_list("warmup_sample_sites", e.warmup_samples_s.size(), e.warmup_sample_sites);
+  if (j.contains("warmup_cpu_samples_s") && e.warmup_cpu_samples_s.size() != e.warmup_samples_s.size())
+    problems.push_back(fmt::format("{}: {} values (expected one per warmup_samples_s, {})",
+                                   where("warmup_cpu_samples_s"), e.warmup_cpu_samples_s.size(),
+                                   e.warmup_samples_s.size()));
   e.layer_begin = static_cast<int>(begin), e.layer_end = static_cast<int>(end);
   if (problems.size() == before && e.layer_begin >= e.layer_end)
     problems.push_back(
@@ -154,6 +167,7 @@ ComputeOp ProfileEntry::op() const {
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples) {
   std::vector<ProfileEntry> entries;
   for (const auto& s : samples) {
+    if (s.warmup) continue;
     const ComputeOp& op = s.op;
     auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) { return e.measures(op); });
     if (it == entries.end()) {
@@ -173,6 +187,17 @@ std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& sa
     else e.cpu_samples_s.clear();
     if (e.sample_sites.size() != e.samples_s.size()) e.sample_sites.clear();
   }
+  for (const auto& s : samples) {
+    if (!s.warmup || !s.site.known()) continue;
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const ProfileEntry& e) { return e.measures(s.op); });
+    if (it == entries.end()) continue;
+    it->warmup_samples_s.push_back(s.seconds);
+    it->warmup_sample_sites.push_back(s.site);
+    if (std::isfinite(s.cpu_seconds)) it->warmup_cpu_samples_s.push_back(s.cpu_seconds);
+  }
+  for (auto& e : entries)
+    if (!e.has_cpu_time() || e.warmup_cpu_samples_s.size() != e.warmup_samples_s.size())
+      e.warmup_cpu_samples_s.clear();
   return entries;
 }
 
@@ -225,6 +250,14 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
       json sites = json::array();
       for (const auto& s : e.sample_sites) sites.push_back({s.rank, s.step, s.op});
       op["sample_sites"] = std::move(sites);
+    }
+    if (!e.warmup_samples_s.empty() && e.warmup_sample_sites.size() == e.warmup_samples_s.size()) {
+      op["warmup_samples_s"] = e.warmup_samples_s;
+      if (e.warmup_cpu_samples_s.size() == e.warmup_samples_s.size())
+        op["warmup_cpu_samples_s"] = e.warmup_cpu_samples_s;
+      json sites = json::array();
+      for (const auto& s : e.warmup_sample_sites) sites.push_back({s.rank, s.step, s.op});
+      op["warmup_sample_sites"] = std::move(sites);
     }
     ops.push_back(std::move(op));
   }

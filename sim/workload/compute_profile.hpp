@@ -22,6 +22,12 @@
 // Optional sample_sites: [[rank, step, op], ...], one per sample (same order): where in the
 // measured run each execution happened (rank, step, op index in that rank's Program), which
 // compute_variance: steps draws by (whole measured steps, all ranks together).
+// Optional warmup_samples_s / warmup_cpu_samples_s / warmup_sample_sites (sites required with
+// the samples, one per sample): the executions of the run's warm-up steps, left out of median_s
+// and samples_s. The first iteration is not a typical one (cold caches and allocator, and every
+// rank starts it at the same moment on the same cores), and where ranks run free of each other
+// (an averaging timeout, gossip) its spread sets who meets whom for the rest of the run, so
+// compute_variance: steps replays the run's warm-up step i for the simulation's iteration i.
 // Optional measured_at (written by `geotrain profile`, a plan made before any run): what the
 // profile was measured at, so one device's profile serves every scenario with the same stage
 // shapes: {"by": "geotrain profile", "model": {"layers", "d_model", "heads", "seq_len", "vocab",
@@ -61,6 +67,11 @@ struct ProfileEntry {
   double cpu_median_s = -1;  // -1: not measured
   std::vector<double> cpu_samples_s;
   std::vector<SampleSite> sample_sites;  // parallel to samples_s, or empty (not recorded)
+  // The warm-up steps' executions (see the file's comment): parallel lists, the CPU times empty
+  // when not measured; empty when the run recorded none.
+  std::vector<double> warmup_samples_s;
+  std::vector<double> warmup_cpu_samples_s;
+  std::vector<SampleSite> warmup_sample_sites;
   bool has_cpu_time() const { return cpu_median_s >= 0; }
   // Whether this entry is the measurement of `op`: same kind, stage, layers and sequences, and
   // for an `other` op (a codec, an averaging) the same flops, which tell such ops apart.
@@ -75,6 +86,7 @@ struct ProfileSample {
   double seconds = 0;
   double cpu_seconds = std::nan("");  // NaN: not measured
   SampleSite site;                    // unknown unless set
+  bool warmup = false;                // from a warm-up step: kept apart from the medians
 };
 
 // How busy the machine was while every rank shared it (geotrain emulate), over the measured
@@ -126,7 +138,8 @@ std::string measured_at_mismatch(const ProfileMeasuredAt& m, const Scenario& sce
 
 // Groups samples by (kind, stage, layer range, sequences), in first-seen order; each entry gets
 // the median (mean of the two middle values for an even count) and its samples in order, with
-// their sites when every sample has one.
+// their sites when every sample has one. Warm-up samples (ProfileSample::warmup) with a site go to
+// the warmup_* lists of the entry their op has among the other samples (none: left out).
 std::vector<ProfileEntry> summarize_samples(const std::vector<ProfileSample>& samples);
 
 std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const std::string& model,

@@ -171,8 +171,24 @@ TEST_CASE("results: ops.csv in the simulator's columns, trace events, compute pr
   REQUIRE_FALSE(entries.empty());
   std::size_t computes = 0;
   for (const auto& op : p.ranks[0]) computes += op.as<ComputeOp>() ? 1 : 0;
-  CHECK(samples.size() == 2 * computes * (steps - 1));
-  for (const auto& e : entries) CHECK(e.median_s == Approx(0.006));  // median of 0.004 and 0.008
+  CHECK(samples.size() == 2 * computes * steps);
+  std::size_t warmups = 0;
+  for (const auto& x : samples) {
+    CHECK(x.warmup == (x.site.step == 0));
+    warmups += x.warmup ? 1 : 0;
+  }
+  CHECK(warmups == 2 * computes);
+  std::size_t measured = 0, kept_apart = 0;
+  for (const auto& e : entries) {
+    CHECK(e.median_s == Approx(0.006));  // median of 0.004 and 0.008
+    measured += e.samples_s.size();
+    // The warm-up step is kept apart, with its sites (the simulation replays it).
+    REQUIRE(e.warmup_samples_s.size() == e.warmup_sample_sites.size());
+    kept_apart += e.warmup_samples_s.size();
+    for (const auto& site : e.warmup_sample_sites) CHECK(site.step == 0);
+  }
+  CHECK(measured == 2 * computes * (steps - 1));
+  CHECK(kept_apart == 2 * computes);
   // A device twice as slow: its ops count at half their measured time (a device-neutral profile).
   std::vector<double> slowdown(static_cast<std::size_t>(p.world_size), 1.0);
   for (std::size_t r = 0; r < slowdown.size(); ++r) slowdown[r] = static_cast<double>(r + 1);
@@ -216,11 +232,13 @@ TEST_CASE("results: the compute profile leaves out the straggler sleeps the work
   for (const auto& e : entries) {
     CHECK(e.median_s == Approx(0.008).margin(1e-12));
     for (double x : e.samples_s) CHECK(x <= 0.012 + 1e-12);
+    CHECK_FALSE(e.warmup_samples_s.empty());  // the warm-up step's, also without the sleeps
+    for (double x : e.warmup_samples_s) CHECK(x <= 0.012 + 1e-12);
   }
   // Without the scenario's stragglers the sleeps stay in (what profiles held before issue 31).
   int with_sleep = 0;
   for (const auto& x : profile_samples(p, m, 1))
-    with_sleep += x.seconds > 0.004 * (x.site.rank + 1) + 0.1;
+    with_sleep += !x.warmup && x.seconds > 0.004 * (x.site.rank + 1) + 0.1;
   CHECK(with_sleep == slept);
   // On devices twice as slow: the sleep comes off before the slowdown divides.
   time_ops(2);
