@@ -170,11 +170,13 @@ def suite():
 # run alone after the fast ones finished), and a replica at half the others' pace leaves half of
 # a run to the drain; of 24 steps 12 were judged, and the 3-5 steps the simulated run took
 # before its slowest replica was also the last made that median fall between two modes.
-# DiLoCo with the averaging timeout gets 24 as well: which ranks share a window changes from round
-# to round (a rank alone, two, or all eight), so its rounds are multimodal too; with 8 steps the
+# DiLoCo with the averaging timeout gets 48: which ranks share a window changes from round to
+# round (a rank alone, two, or all eight), so its rounds are multimodal too; with 8 steps the
 # median of four or five judged rounds moved by 20-30 % between runs of the same case
-# (2026-11-28/29: five runs 5.9-9.9 s at 16 workers, 3.2-3.9 s at 8).
-LONG_RUNS = {"adpsgd": 24, "sdpipe": 48, "diloco_timeout": 24}
+# (2026-11-28/29: five runs 5.9-9.9 s at 16 workers, 3.2-3.9 s at 8). With 24, the ranks run
+# free of each other and drift apart, the 16-worker runs left 11 rounds to the drain, and the
+# median of the 12 judged rounds still spread by 32 % over five runs (2026-11-29).
+LONG_RUNS = {"adpsgd": 24, "sdpipe": 48, "diloco_timeout": 48}
 
 
 def steps_of(variant, network):
