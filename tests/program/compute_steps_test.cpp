@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include "program_test_util.hpp"
 #include "sim/common/error.hpp"
@@ -40,13 +41,19 @@ Scenario steps_scenario(const std::string& profile, int seed) {
 // time in step s is (r + 1) x 0.1 + s x 0.01, so a time names its rank and step.
 double measured(int rank, int step) { return (rank + 1) * 0.1 + step * 0.01; }
 
-std::string steps_profile() {
+// The measured samples above and their sites, as JSON list bodies.
+std::pair<std::string, std::string> measured_lists() {
   std::string samples, sites;
   for (int r = 0; r < 2; ++r)
     for (int s = 1; s <= 3; ++s) {
       samples += fmt::format("{}{}", samples.empty() ? "" : ", ", measured(r, s));
       sites += fmt::format("{}[{}, {}, 0]", sites.empty() ? "" : ", ", r, s);
     }
+  return {samples, sites};
+}
+
+std::string steps_profile() {
+  const auto [samples, sites] = measured_lists();
   return write_file("steps.json", fmt::format(R"({{
     "format": "geotrain-compute-profile", "version": 1, "ops": [
       {{"kind": "forward", "stage": 0, "layer_begin": 0, "layer_end": 4, "sequences": 8,
@@ -58,12 +65,7 @@ std::string steps_profile() {
 double warmup(int rank) { return (rank + 1) * 1.0; }
 
 std::string steps_profile_with_warmup(const char* sites = "[[0, 0, 0], [1, 0, 0]]") {
-  std::string samples, measured_sites;
-  for (int r = 0; r < 2; ++r)
-    for (int s = 1; s <= 3; ++s) {
-      samples += fmt::format("{}{}", samples.empty() ? "" : ", ", measured(r, s));
-      measured_sites += fmt::format("{}[{}, {}, 0]", measured_sites.empty() ? "" : ", ", r, s);
-    }
+  const auto [samples, measured_sites] = measured_lists();
   return write_file("steps_warmup.json", fmt::format(R"({{
     "format": "geotrain-compute-profile", "version": 1, "ops": [
       {{"kind": "forward", "stage": 0, "layer_begin": 0, "layer_end": 4, "sequences": 8,
