@@ -58,7 +58,9 @@ void add_emulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--set", o.sets, "override a scenario key: key.path=value (repeatable)");
   cmd->add_option("--timeout", o.timeout_s, "seconds without any op starting before the run counts as hung")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o.warmup, "iterations left out of medians and the compute profile")
+  cmd->add_option("--warmup", o.warmup,
+                  "iterations left out of medians and the compute profile's medians (kept apart in it: "
+                  "warmup_samples_s)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--delay-backend", a->backend, "auto | netem | nfqueue (default: emulation.delay_backend)")
       ->check(CLI::IsMember({"auto", "netem", "nfqueue"}));
