@@ -150,6 +150,13 @@ std::optional<ProfileEntry> read_entry(const json& j, std::size_t i, const Scena
   return e;
 }
 
+// [[rank, step, op], ...]: the file's form of sample_sites and warmup_sample_sites.
+json sites_json(const std::vector<SampleSite>& sites) {
+  json out = json::array();
+  for (const auto& s : sites) out.push_back({s.rank, s.step, s.op});
+  return out;
+}
+
 }  // namespace
 
 bool ProfileEntry::measures(const ComputeOp& op) const {
@@ -247,17 +254,13 @@ std::string compute_profile_json(const std::vector<ProfileEntry>& entries, const
       op["cpu_samples_s"] = e.cpu_samples_s;
     }
     if (!e.sample_sites.empty() && e.sample_sites.size() == e.samples_s.size()) {
-      json sites = json::array();
-      for (const auto& s : e.sample_sites) sites.push_back({s.rank, s.step, s.op});
-      op["sample_sites"] = std::move(sites);
+      op["sample_sites"] = sites_json(e.sample_sites);
     }
     if (!e.warmup_samples_s.empty() && e.warmup_sample_sites.size() == e.warmup_samples_s.size()) {
       op["warmup_samples_s"] = e.warmup_samples_s;
       if (e.warmup_cpu_samples_s.size() == e.warmup_samples_s.size())
         op["warmup_cpu_samples_s"] = e.warmup_cpu_samples_s;
-      json sites = json::array();
-      for (const auto& s : e.warmup_sample_sites) sites.push_back({s.rank, s.step, s.op});
-      op["warmup_sample_sites"] = std::move(sites);
+      op["warmup_sample_sites"] = sites_json(e.warmup_sample_sites);
     }
     ops.push_back(std::move(op));
   }
